@@ -50,6 +50,11 @@ function clustersOf(stdout: string): ClusterLine[] {
   return report.clusters.map(({ context, wave, outcome, exitCode }) => ({ context, wave, outcome, exitCode }));
 }
 
+/** `kguard apply -f FILE --contexts staging,eu-1,us-1 … -o json`: the three clusters, one wave each unless the flags say otherwise. */
+function applyToAll(file: string, ...flags: string[]) {
+  return fleet.kguard(['apply', '-f', file, '--contexts', ALL.join(','), ...flags, '-o', 'json', ...fast]);
+}
+
 function imageIn(context: string): string | undefined {
   return fleet.clusters.get(context)!.store.get('Deployment', 'default', 'web')?.spec.template.spec.containers[0].image;
 }
@@ -68,18 +73,7 @@ function requestsTo(context: string): number {
 describe('kguard apply --contexts', () => {
   it('applies to 3 clusters in 2 waves (canary, then the rest) and exits 0 when all are healthy, leaving no journal', async () => {
     const file = await fleet.write('web-v2.yaml', deploymentYaml('web', 'nginx:1.26'));
-    const run = await fleet.kguard([
-      'apply',
-      '-f',
-      file,
-      '--contexts',
-      'staging,eu-1,us-1',
-      '--canary',
-      'staging',
-      '-o',
-      'json',
-      ...fast,
-    ]);
+    const run = await applyToAll(file, '--canary', 'staging');
     expect(run.exitCode, run.output).toBe(0);
     expect(clustersOf(run.stdout)).toEqual([
       { context: 'staging', wave: 1, outcome: 'succeeded', exitCode: 0 },
@@ -101,18 +95,7 @@ describe('kguard apply --contexts', () => {
     const before = fleet.states();
     const requestsBefore = new Map(ALL.map((context) => [context, requestsTo(context)]));
     const file = await fleet.write('web-bad.yaml', deploymentYaml('web', MISSING));
-    const run = await fleet.kguard([
-      'apply',
-      '-f',
-      file,
-      '--contexts',
-      'staging,eu-1,us-1',
-      '--canary',
-      'staging',
-      '-o',
-      'json',
-      ...fast,
-    ]);
+    const run = await applyToAll(file, '--canary', 'staging');
     expect(run.exitCode, run.output).toBe(3);
     expect(clustersOf(run.stdout)).toEqual([
       { context: 'staging', wave: 1, outcome: 'rolled-back', exitCode: 3 },
@@ -131,22 +114,7 @@ describe('kguard apply --contexts', () => {
     const requestsBefore = requestsTo('us-1');
     // The image pulls in staging and us-1; eu-1's registry has none.
     const file = await fleet.write('web-bad-in-eu.yaml', deploymentYaml('web', MISSING_IN_EU));
-    const run = await fleet.kguard([
-      'apply',
-      '-f',
-      file,
-      '--contexts',
-      'staging,eu-1,us-1',
-      '--fleet-rollback',
-      'all',
-      '-o',
-      'json',
-      '--events',
-      'events.ndjson',
-      '--junit',
-      'fleet.xml',
-      ...fast,
-    ]);
+    const run = await applyToAll(file, '--fleet-rollback', 'all', '--events', 'events.ndjson', '--junit', 'fleet.xml');
     expect(run.exitCode, run.output).toBe(3);
     expect(clustersOf(run.stdout)).toEqual([
       { context: 'staging', wave: 1, outcome: 'restored', exitCode: 3 },
@@ -177,18 +145,7 @@ describe('kguard apply --contexts', () => {
   it('--fleet-rollback failed restores only the failed cluster and stops: wave 1 keeps the new version, exit 3', async () => {
     const before = fleet.states();
     const file = await fleet.write('web-bad-in-eu.yaml', deploymentYaml('web', MISSING_IN_EU));
-    const run = await fleet.kguard([
-      'apply',
-      '-f',
-      file,
-      '--contexts',
-      'staging,eu-1,us-1',
-      '--fleet-rollback',
-      'failed',
-      '-o',
-      'json',
-      ...fast,
-    ]);
+    const run = await applyToAll(file, '--fleet-rollback', 'failed');
     expect(run.exitCode, run.output).toBe(3);
     expect(clustersOf(run.stdout).map((cluster) => cluster.outcome)).toEqual([
       'succeeded',

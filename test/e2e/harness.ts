@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { wantsJsonOutput } from '../../src/cli/options.js';
 import type { JsonReport } from '../../src/report/json.js';
 import { startCluster, type Cluster, type ClusterOptions } from '../kube-sim/cluster.js';
@@ -66,6 +67,22 @@ export interface RunOptions {
   checkRestore?: boolean;
   /** How long kguard may run before it is killed (default 2 minutes). */
   timeoutMs?: number;
+}
+
+/**
+ * A sandbox for each test of the file (started before it, stopped after it), or one for all of
+ * them (`each: false`); `use` is given each new one: `let env: Sandbox; sandboxFor(sandbox, (fresh) => (env = fresh));`.
+ */
+export function sandboxFor(start: () => Promise<Sandbox>, use: (env: Sandbox) => void, each = true): void {
+  let current: Sandbox | undefined;
+  (each ? beforeEach : beforeAll)(async () => {
+    current = await start();
+    use(current);
+  });
+  (each ? afterEach : afterAll)(async () => {
+    await current?.stop();
+    current = undefined;
+  });
 }
 
 export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {

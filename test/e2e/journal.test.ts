@@ -1,19 +1,14 @@
 // Crash-safe and concurrency-safe runs: the journal in the cluster lets `kguard rollback` finish a
 // run that was killed at any point; leases keep two runs off the same objects.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
-import { eventually, type Sandbox, untilWatching } from './harness.js';
+import { eventually, type Sandbox, untilWatching, sandboxFor } from './harness.js';
 import { deployWeb, fast, MISSING, runSandbox, slowRollout, THROTTLED } from './run-fixtures.js';
 import { configMapYaml } from './manifests.js';
 import { differencesFrom, peopleMadeObjects } from './restored.js';
 
 let env: Sandbox;
-beforeEach(async () => {
-  env = await runSandbox();
-});
-afterEach(async () => {
-  await env.stop();
-});
+sandboxFor(runSandbox, (fresh) => (env = fresh));
 
 /** v1 of a small app: a ConfigMap and a Deployment, healthy. */
 function deployV1(): Promise<void> {

@@ -1,7 +1,7 @@
 // kguard apply end to end for every kind of workload: bin/kguard → real kubectl → simulated
 // cluster with its statefulset, daemonset and job controllers. Verdicts are read from the
 // --output json report; the cluster is checked through the simulator's store.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { JsonObject, JsonReport } from '../../src/report/json.js';
 import {
   daemonSetYaml,
@@ -13,7 +13,7 @@ import {
   widgetYaml,
 } from '../kube-sim/testing/kubectl.js';
 import type { KubeObject } from '../kube-sim/types.js';
-import { sandbox, type KguardRun, type Sandbox } from './harness.js';
+import { sandbox, type KguardRun, type Sandbox, sandboxFor } from './harness.js';
 
 const GOOD = 'nginx:1.25';
 const BETTER = 'nginx:1.26';
@@ -21,12 +21,10 @@ const MISSING = 'xxxxxnginx:1.17';
 const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
 
 let env: Sandbox;
-beforeEach(async () => {
-  env = await sandbox({ scenario: { registry: { [MISSING]: 'missing' } } });
-});
-afterEach(async () => {
-  await env.stop();
-});
+sandboxFor(
+  () => sandbox({ scenario: { registry: { [MISSING]: 'missing' } } }),
+  (fresh) => (env = fresh),
+);
 
 interface Run extends KguardRun {
   report: JsonReport;
