@@ -1,6 +1,7 @@
 // Test helpers: a store + accelerated clock + controllers, Deployment objects shaped like what
 // `kubectl apply` stores, and a polling waitFor (no fixed sleeps).
 
+import { onTestFinished } from 'vitest';
 import { createSimClock, type SimClock } from '../clock.js';
 import { resolveScenario, type ScenarioFileInput } from '../scenario.js';
 import { Store } from '../store.js';
@@ -15,6 +16,13 @@ export interface Sim {
 }
 
 /** Default time scale for tests: 100× makes the kubelet's 10 s back-off take 100 ms. */
+/** A simulated cluster for the running test, stopped when it ends. */
+export function simForThisTest(scenario: ScenarioFileInput = {}, timeScale = 100): Sim {
+  const sim = startSim(scenario, timeScale);
+  onTestFinished(() => sim.stop());
+  return sim;
+}
+
 export function startSim(scenario: ScenarioFileInput = {}, timeScale = 100): Sim {
   const clock = createSimClock(timeScale);
   const store = new Store(clock);
