@@ -13,6 +13,7 @@ import { trackRollouts } from '../../src/track/tracker.js';
 import { expectationOf, FakeClock, RecordingReporter, snapshotFrom } from '../fakes.js';
 import { deployment, events, fixture, pod, replicaSet } from '../fixtures/load.js';
 import type { KubeEvent } from '../../src/kube.js';
+import { POLLED_ROLLOUT as options } from '../track/track-fixtures.js';
 
 interface KindCase {
   kind: string;
@@ -157,15 +158,6 @@ function cluster(looks: WorkloadSnapshot[], podEvents: Record<string, KubeEvent[
     },
   };
 }
-
-const options = {
-  timeoutMs: 600_000,
-  pollIntervalMs: 2000,
-  phase: 'rollout' as const,
-  stopWhenAnyFails: true,
-  watch: false,
-  logLines: 5,
-};
 
 describe.each(KINDS.map((kind) => [kind.kind, kind] as const))('%s, by the shared engine', (_name, kind) => {
   it('fails at once when two new pods are evicted over their own limits', async () => {
