@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
-import { fleetSandbox, type Fleet } from './fleet-harness.js';
+import { fleetSandbox, type Fleet, deployWebEverywhere } from './fleet-harness.js';
 import { eventually } from './harness.js';
 import { assertValidReport } from '../report/schema.js';
 import { differencesFrom } from './restored.js';
@@ -26,10 +26,7 @@ beforeAll(async () => {
   });
   const created = await kubectl(fleet.clusters.get('us-1')!, ['create', 'namespace', 'shop']);
   expect(created.exitCode, created.stderr).toBe(0);
-  const file = await fleet.write('web-v1.yaml', deploymentYaml('web', 'nginx:1.25'));
-  const waves = await fleet.write('all-at-once.yaml', 'waves:\n  - contexts: [staging, eu-1, us-1]\n');
-  const run = await fleet.kguard(['apply', '-f', file, '--fleet', waves, ...fast]);
-  expect(run.exitCode, run.output).toBe(0);
+  await deployWebEverywhere(fleet, fast);
 }, 60_000);
 afterAll(async () => fleet?.stop());
 

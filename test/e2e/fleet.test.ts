@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { junitSchemaErrors } from '../report/junit-schema.js';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
-import { fleetSandbox, type Fleet } from './fleet-harness.js';
+import { fleetSandbox, type Fleet, deployWebEverywhere } from './fleet-harness.js';
 import { applyFleet, type ApplyEvent } from '../../src/index.js';
 import { assertValidReport } from '../report/schema.js';
 import { differencesFrom } from './restored.js';
@@ -31,10 +31,7 @@ beforeAll(async () => {
     ['gone'],
   );
   // v1 of `web` in every cluster at once: one wave of a fleet file.
-  const file = await fleet.write('web-v1.yaml', deploymentYaml('web', 'nginx:1.25'));
-  const waves = await fleet.write('all-at-once.yaml', 'waves:\n  - contexts: [staging, eu-1, us-1]\n');
-  const run = await fleet.kguard(['apply', '-f', file, '--fleet', waves, ...fast]);
-  expect(run.exitCode, run.output).toBe(0);
+  await deployWebEverywhere(fleet, fast);
 }, 60_000);
 afterAll(async () => fleet?.stop());
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { eventually, type Sandbox, untilWatching, sandboxFor } from './harness.js';
-import { deployWeb, fast, MISSING, runSandbox, slowRollout, THROTTLED } from './run-fixtures.js';
+import { deployApp, fast, MISSING, runSandbox, slowRollout, THROTTLED } from './run-fixtures.js';
 import { configMapYaml } from './manifests.js';
 import { differencesFrom, peopleMadeObjects } from './restored.js';
 
@@ -11,13 +11,7 @@ let env: Sandbox;
 sandboxFor(runSandbox, (fresh) => (env = fresh));
 
 /** v1 of a small app: a ConfigMap and a Deployment, healthy. */
-function deployV1(): Promise<void> {
-  return deployWeb(
-    env,
-    `${configMapYaml('settings', { level: 'info' })}---
-${deploymentYaml('web', 'nginx:1.25')}`,
-  );
-}
+const deployV1 = () => deployApp(env);
 
 const v2 = (image: string) =>
   `${configMapYaml('settings', { level: 'debug' })}---\n${deploymentYaml('web', image)}---\n${configMapYaml('brand-new', { a: '1' })}`;

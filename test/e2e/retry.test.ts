@@ -6,19 +6,13 @@ import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 import { eventually, type Sandbox, untilWatching, sandboxFor } from './harness.js';
 import { configMapYaml } from './manifests.js';
 import { differencesFrom, peopleMadeObjects } from './restored.js';
-import { deployWeb, fast, MISSING, runSandbox, THROTTLED } from './run-fixtures.js';
+import { deployApp, fast, MISSING, runSandbox, THROTTLED } from './run-fixtures.js';
 
 let env: Sandbox;
 sandboxFor(runSandbox, (fresh) => (env = fresh));
 
-/** v1: a ConfigMap and a Deployment, healthy. */
-function deployV1(): Promise<void> {
-  return deployWeb(
-    env,
-    `${configMapYaml('settings', { level: 'info' })}---
-${deploymentYaml('web', 'nginx:1.25')}`,
-  );
-}
+/** v1 of a small app: a ConfigMap and a Deployment, healthy. */
+const deployV1 = () => deployApp(env);
 
 const manifest = (image: string, level: string) =>
   `${configMapYaml('settings', { level })}---\n${deploymentYaml('web', image)}`;

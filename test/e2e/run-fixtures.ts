@@ -3,6 +3,7 @@
 import { expect } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { eventually, sandbox, type Sandbox, untilWatching } from './harness.js';
+import { configMapYaml } from './manifests.js';
 
 export const MISSING = 'xxxxxnginx:1.17';
 export const THROTTLED = 'registry.example.com/shop/web:2.0';
@@ -11,6 +12,15 @@ export const fast = ['--poll-interval', '300ms', '--timeout', '60s', '--request-
 
 export function runSandbox(): Promise<Sandbox> {
   return sandbox({ scenario: { registry: { [MISSING]: 'missing', [THROTTLED]: { rateLimitedPulls: 1_000_000 } } } });
+}
+
+/** v1 of a small app, healthy: a ConfigMap settings and the Deployment web (nginx:1.25). */
+export function deployApp(env: Sandbox): Promise<void> {
+  return deployWeb(
+    env,
+    `${configMapYaml('settings', { level: 'info' })}---
+${deploymentYaml('web', 'nginx:1.25')}`,
+  );
 }
 
 /** Applies `yaml` with kubectl (a Deployment web of 2 replicas, by default alone) and waits until web is available. */

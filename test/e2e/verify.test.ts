@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonReport } from '../../src/report/json.js';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { eventually, sandbox, type Sandbox } from './harness.js';
+import { stillRunning } from '../still-running.js';
 
 const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
 
@@ -44,22 +45,6 @@ async function webAt(sandboxed: Sandbox, image: string): Promise<void> {
       status.replicas === 2;
     return done ? true : undefined;
   }, 60_000);
-}
-
-/** Whether a process still runs (a zombie waiting for its reaper does not), after it was given up to 2 s to go. */
-async function stillRunning(pid: number): Promise<boolean> {
-  const deadline = Date.now() + 2000;
-  for (;;) {
-    let state: string | undefined;
-    try {
-      state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
-    } catch {
-      return false;
-    }
-    if (state === 'Z') return false;
-    if (Date.now() > deadline) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe.concurrent('kguard apply --verify', () => {
