@@ -2,16 +2,14 @@
 // through node affinity, `kubectl rollout status daemonset/x` as on a real cluster, rolling
 // updates within maxUnavailable, a bad image that stops the rollout, OnDelete.
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../cluster.js';
 import { daemonSetYaml, kubectl } from '../testing/kubectl.js';
 import type { KubeObject } from '../types.js';
+import { stopAfterEach } from '../testing/stop-after-each.js';
 
 let cluster: Cluster | undefined;
-afterEach(async () => {
-  await cluster?.stop();
-  cluster = undefined;
-});
+stopAfterEach(() => cluster);
 
 async function apply(yaml: string): Promise<void> {
   const result = await kubectl(cluster!, ['apply', '-f', '-'], yaml);

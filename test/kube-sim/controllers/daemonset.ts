@@ -23,7 +23,7 @@ import { byRevision, equalRevision, templatePatch } from './history.js';
 import { deletePodGracefully, isOwnedBy, isPodAvailable, isPodReady } from './pods.js';
 import { admitPod } from './quota.js';
 import { templateHash } from './template-hash.js';
-import { namespacedKey, splitKey } from './workqueue.js';
+import { splitKey } from './workqueue.js';
 import { QueuedController } from './queued-controller.js';
 
 const SOURCE = { component: 'daemonset-controller' };
@@ -53,17 +53,11 @@ export class DaemonSetController extends QueuedController {
   }
 
   protected override queueExisting(): void {
-    for (const ds of this.store.list('DaemonSet'))
-      this.queue.add(namespacedKey(ds.metadata.namespace, ds.metadata.name));
+    this.queueEach('DaemonSet');
   }
 
   protected override onEvent({ type, object }: StoreEvent): void {
-    if (object.kind === 'DaemonSet') {
-      if (type !== 'DELETED') this.queue.add(namespacedKey(object.metadata.namespace, object.metadata.name));
-    } else if (object.kind === 'Pod') {
-      const owner = object.metadata.ownerReferences?.find((ref) => ref.controller && ref.kind === 'DaemonSet');
-      if (owner) this.queue.add(namespacedKey(object.metadata.namespace, owner.name));
-    }
+    this.queueWithPods(type, object, 'DaemonSet');
   }
 
   protected override sync(key: string): void {

@@ -54,8 +54,7 @@ export class HorizontalPodAutoscalerController extends QueuedController {
   }
 
   protected override queueExisting(): void {
-    for (const hpa of this.store.list('HorizontalPodAutoscaler'))
-      this.queue.add(namespacedKey(hpa.metadata.namespace, hpa.metadata.name));
+    this.queueEach('HorizontalPodAutoscaler');
   }
 
   protected override onEvent({ type, object }: StoreEvent): void {

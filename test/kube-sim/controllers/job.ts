@@ -20,7 +20,7 @@ import { applyDefaults } from '../server/defaults.js';
 import type { EventRecorder } from './events.js';
 import { deletePodGracefully, isOwnedBy, isPodActive, isPodReady } from './pods.js';
 import { admitPod } from './quota.js';
-import { namespacedKey, splitKey } from './workqueue.js';
+import { splitKey } from './workqueue.js';
 import { QueuedController } from './queued-controller.js';
 
 const SOURCE = { component: 'job-controller' };
@@ -64,17 +64,12 @@ export class JobController extends QueuedController {
   }
 
   protected override queueExisting(): void {
-    for (const job of this.store.list('Job')) this.queue.add(namespacedKey(job.metadata.namespace, job.metadata.name));
+    this.queueEach('Job');
   }
 
   protected override onEvent({ type, object }: StoreEvent): void {
-    if (object.kind === 'Job') {
-      if (type === 'DELETED') this.counted.delete(object.metadata.uid ?? '');
-      else this.queue.add(namespacedKey(object.metadata.namespace, object.metadata.name));
-    } else if (object.kind === 'Pod') {
-      const owner = object.metadata.ownerReferences?.find((ref) => ref.controller && ref.kind === 'Job');
-      if (owner) this.queue.add(namespacedKey(object.metadata.namespace, owner.name));
-    }
+    if (object.kind === 'Job' && type === 'DELETED') this.counted.delete(object.metadata.uid ?? '');
+    else this.queueWithPods(type, object, 'Job');
   }
 
   protected override sync(key: string): void {

@@ -40,6 +40,16 @@ export abstract class QueuedController {
       if (wanted(object)) this.queue.add(namespacedKey(object.metadata.namespace, object.metadata.name));
   }
 
+  /** An object of `kind` (but for its deletion), or a pod it controls: its key is queued. */
+  protected queueWithPods(type: StoreEvent['type'], object: KubeObject, kind: string): void {
+    if (object.kind === kind) {
+      if (type !== 'DELETED') this.queue.add(namespacedKey(object.metadata.namespace, object.metadata.name));
+    } else if (object.kind === 'Pod') {
+      const owner = object.metadata.ownerReferences?.find((ref) => ref.controller && ref.kind === kind);
+      if (owner) this.queue.add(namespacedKey(object.metadata.namespace, owner.name));
+    }
+  }
+
   protected abstract onEvent(event: StoreEvent): void;
   protected abstract sync(key: string): void;
 }

@@ -38,24 +38,18 @@ export class ReplicaSetController extends QueuedController {
   }
 
   protected override queueExisting(): void {
-    for (const rs of this.store.list('ReplicaSet'))
-      this.queue.add(namespacedKey(rs.metadata.namespace, rs.metadata.name));
+    this.queueEach('ReplicaSet');
   }
 
   protected override onEvent({ type, object }: StoreEvent): void {
-    if (object.kind === 'ReplicaSet') {
-      if (type !== 'DELETED') this.queue.add(namespacedKey(object.metadata.namespace, object.metadata.name));
-    } else if (object.kind === 'Pod') {
-      const owner = object.metadata.ownerReferences?.find((ref) => ref.controller && ref.kind === 'ReplicaSet');
-      if (owner) this.queue.add(namespacedKey(object.metadata.namespace, owner.name));
-    } else if (object.kind === 'ResourceQuota') {
+    if (object.kind === 'ResourceQuota') {
       // Quota changes may let a refused pod in now.
       for (const rs of this.store.list('ReplicaSet', object.metadata.namespace)) {
         if (rs.status?.conditions?.some((c: { type: string }) => c.type === 'ReplicaFailure')) {
           this.queue.add(namespacedKey(rs.metadata.namespace, rs.metadata.name));
         }
       }
-    }
+    } else this.queueWithPods(type, object, 'ReplicaSet');
   }
 
   protected override sync(key: string): void {

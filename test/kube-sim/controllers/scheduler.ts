@@ -36,8 +36,7 @@ export class Scheduler extends QueuedController {
   }
 
   protected override queueExisting(): void {
-    for (const pod of this.store.list('Pod'))
-      if (this.wantsScheduling(pod)) this.queue.add(namespacedKey(pod.metadata.namespace, pod.metadata.name));
+    this.queueEach('Pod', (object) => this.wantsScheduling(object));
   }
 
   protected override onEvent({ type, object }: StoreEvent): void {

@@ -2,16 +2,14 @@
 // updates from the highest ordinal, partitions, OnDelete, and the stuck pod a reverted template
 // does not replace (the documented "forced rollback").
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../cluster.js';
 import { kubectl, statefulSetYaml } from '../testing/kubectl.js';
 import type { KubeObject } from '../types.js';
+import { stopAfterEach } from '../testing/stop-after-each.js';
 
 let cluster: Cluster | undefined;
-afterEach(async () => {
-  await cluster?.stop();
-  cluster = undefined;
-});
+stopAfterEach(() => cluster);
 
 async function apply(yaml: string): Promise<void> {
   const result = await kubectl(cluster!, ['apply', '-f', '-'], yaml);

@@ -47,8 +47,7 @@ export class VolumeBinder extends QueuedController {
   }
 
   protected override queueExisting(): void {
-    for (const claim of this.store.list('PersistentVolumeClaim'))
-      this.queue.add(namespacedKey(claim.metadata.namespace, claim.metadata.name));
+    this.queueEach('PersistentVolumeClaim');
   }
 
   protected override onEvent({ type, object }: StoreEvent): void {

@@ -57,7 +57,7 @@ export class DeploymentController extends QueuedController {
   }
 
   protected override queueExisting(): void {
-    for (const d of this.store.list('Deployment')) this.queue.add(namespacedKey(d.metadata.namespace, d.metadata.name));
+    this.queueEach('Deployment');
   }
 
   protected override onEvent({ type, object }: StoreEvent): void {

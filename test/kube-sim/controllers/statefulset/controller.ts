@@ -25,7 +25,7 @@ import {
 } from '../history.js';
 import { availableAt, deletePodGracefully, isOwnedBy } from '../pods.js';
 import { admitPod } from '../quota.js';
-import { namespacedKey, splitKey } from '../workqueue.js';
+import { splitKey } from '../workqueue.js';
 import {
   claimName,
   defaulted,
@@ -72,17 +72,11 @@ export class StatefulSetController extends QueuedController {
   }
 
   protected override queueExisting(): void {
-    for (const set of this.store.list('StatefulSet'))
-      this.queue.add(namespacedKey(set.metadata.namespace, set.metadata.name));
+    this.queueEach('StatefulSet');
   }
 
   protected override onEvent({ type, object }: StoreEvent): void {
-    if (object.kind === 'StatefulSet') {
-      if (type !== 'DELETED') this.queue.add(namespacedKey(object.metadata.namespace, object.metadata.name));
-    } else if (object.kind === 'Pod') {
-      const owner = object.metadata.ownerReferences?.find((ref) => ref.controller && ref.kind === 'StatefulSet');
-      if (owner) this.queue.add(namespacedKey(object.metadata.namespace, owner.name));
-    }
+    this.queueWithPods(type, object, 'StatefulSet');
   }
 
   protected override sync(key: string): void {
