@@ -30,6 +30,25 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => fleet?.stop());
 
+/** kguard apply -f FILE --contexts CONTEXTS with the JSON report, started: 6 s per cluster, 3 s per request. */
+function startShortRun(file: string, contexts: string) {
+  return fleet.kguardProcess([
+    'apply',
+    '-f',
+    file,
+    '--contexts',
+    contexts,
+    '-o',
+    'json',
+    '--poll-interval',
+    '300ms',
+    '--timeout',
+    '6s',
+    '--request-timeout',
+    '3s',
+  ]);
+}
+
 function imageIn(context: string, namespace = 'default'): string | undefined {
   return fleet.clusters.get(context)!.store.get('Deployment', namespace, 'web')?.spec.template.spec.containers[0].image;
 }
@@ -167,21 +186,7 @@ describe('one fleet run id across the clusters', () => {
 describe('fleets among other writers', () => {
   it("someone else's change to a healthy cluster wins over the fleet's restore: it is kept, exit 4", async () => {
     const file = await fleet.write('web-throttled.yaml', deploymentYaml('web', THROTTLED));
-    const running = fleet.kguardProcess([
-      'apply',
-      '-f',
-      file,
-      '--contexts',
-      'staging,eu-1',
-      '-o',
-      'json',
-      '--poll-interval',
-      '300ms',
-      '--timeout',
-      '6s',
-      '--request-timeout',
-      '3s',
-    ]);
+    const running = startShortRun(file, 'staging,eu-1');
     await eventually(() => (imageIn('eu-1') === THROTTLED ? true : undefined));
     // A person moves staging on while wave 2 runs.
     const edited = await kubectl(fleet.clusters.get('staging')!, ['set', 'image', 'deployment/web', 'web=nginx:1.27']);
@@ -210,21 +215,7 @@ describe('fleets among other writers', () => {
     const before = fleet.states();
     const untouched = fleet.clusters.get('us-1')!.arrivals.length;
     const file = await fleet.write('web-throttled.yaml', deploymentYaml('web', THROTTLED));
-    const running = fleet.kguardProcess([
-      'apply',
-      '-f',
-      file,
-      '--contexts',
-      'staging,eu-1,us-1',
-      '-o',
-      'json',
-      '--poll-interval',
-      '300ms',
-      '--timeout',
-      '6s',
-      '--request-timeout',
-      '3s',
-    ]);
+    const running = startShortRun(file, 'staging,eu-1,us-1');
     await eventually(() => (imageIn('eu-1') === THROTTLED ? true : undefined));
     const switched = await execa('kubectl', ['config', 'use-context', 'us-1'], {
       env: { ...process.env, KUBECONFIG: fleet.kubeconfig },

@@ -13,6 +13,17 @@ sandboxFor(runSandbox, (fresh) => (env = fresh));
 /** v1 of a small app: a ConfigMap and a Deployment, healthy. */
 const deployV1 = () => deployApp(env);
 
+/** kguard apply of web's v2 (nginx:1.26), with the test's fast flags and `flags`. */
+async function applyV2(...flags: string[]) {
+  return env.kguard([
+    'apply',
+    '-f',
+    await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')),
+    ...fast,
+    ...flags,
+  ]);
+}
+
 const v2 = (image: string) =>
   `${configMapYaml('settings', { level: 'debug' })}---\n${deploymentYaml('web', image)}---\n${configMapYaml('brand-new', { a: '1' })}`;
 
@@ -178,14 +189,7 @@ describe('one run per object at a time', () => {
     );
     const created = await kubectl(env.cluster, ['create', '-f', '-'], JSON.stringify(stale));
     expect(created.exitCode, created.stderr).toBe(0);
-    const run = await env.kguard([
-      'apply',
-      '-f',
-      await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')),
-      ...fast,
-      '--lock-timeout',
-      '20s',
-    ]);
+    const run = await applyV2('--lock-timeout', '20s');
     expect(run.exitCode, run.output).toBe(0);
     expect(run.output).toContain(
       'deployment/web (namespace default): another kguard run holds it (kguard-dead-run); waiting',
@@ -229,12 +233,7 @@ describe('the journal needs permissions, checked before the apply', () => {
   it('a refused journal Secret stops the run with the RBAC rule to add; nothing is applied (exit 2)', async () => {
     await deployV1();
     env.cluster.faults.failNext(403, 10, /^POST [^?]*\/secrets/);
-    const run = await env.kguard([
-      'apply',
-      '-f',
-      await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')),
-      ...fast,
-    ]);
+    const run = await applyV2();
     expect(run.exitCode, run.output).toBe(2);
     expect(run.stderr).toContain('kguard could not write its run journal (a Secret) in namespace default');
     expect(run.stderr).toContain(
@@ -245,13 +244,7 @@ describe('the journal needs permissions, checked before the apply', () => {
     expect(env.cluster.store.list('Lease', 'default')).toEqual([]);
     // With --no-journal the run goes ahead.
     env.cluster.faults.failNext(403, 10, /^POST [^?]*\/secrets/);
-    const without = await env.kguard([
-      'apply',
-      '-f',
-      await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')),
-      ...fast,
-      '--no-journal',
-    ]);
+    const without = await applyV2('--no-journal');
     expect(without.exitCode, without.output).toBe(0);
     await env.cluster.faults.restore();
   });
@@ -259,12 +252,7 @@ describe('the journal needs permissions, checked before the apply', () => {
   it('a refused Lease stops the run with the RBAC rule to add; nothing is applied (exit 2)', async () => {
     await deployV1();
     env.cluster.faults.failNext(403, 10, /^POST [^?]*\/leases/);
-    const run = await env.kguard([
-      'apply',
-      '-f',
-      await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')),
-      ...fast,
-    ]);
+    const run = await applyV2();
     expect(run.exitCode, run.output).toBe(2);
     expect(run.stderr).toContain('kguard could not take a lease on the objects it will change in namespace default');
     expect(run.stderr).toContain(
