@@ -69,6 +69,19 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
+/** `test` on a sandbox of its own, stopped after it however the test ends (tests that run side by side). */
+export async function withSandbox(
+  start: () => Promise<Sandbox>,
+  test: (sandboxed: Sandbox) => Promise<void>,
+): Promise<void> {
+  const sandboxed = await start();
+  try {
+    await test(sandboxed);
+  } finally {
+    await sandboxed.stop();
+  }
+}
+
 /**
  * A sandbox for each test of the file (started before it, stopped after it), or one for all of
  * them (`each: false`); `use` is given each new one: `let env: Sandbox; sandboxFor(sandbox, (fresh) => (env = fresh));`.

@@ -14,6 +14,7 @@ import {
 } from '../kube-sim/testing/kubectl.js';
 import type { KubeObject } from '../kube-sim/types.js';
 import { sandbox, type KguardRun, type Sandbox, sandboxFor } from './harness.js';
+import { waitFor } from '../kube-sim/controllers/harness.js';
 
 const GOOD = 'nginx:1.25';
 const BETTER = 'nginx:1.26';
@@ -56,16 +57,9 @@ const get = (kind: string, name: string): KubeObject | undefined => env.cluster.
 const pods = (selector: string) => env.cluster.store.list('Pod', 'default', selector);
 const imageOf = (pod: KubeObject) => pod.spec.containers[0].image as string;
 
-/** Polls the simulator (not the clock) until `probe` holds. */
-async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** Polls the simulator (not the clock) every 50 ms until `probe` holds. */
+const until = <T>(what: string, probe: () => T | undefined | false, timeoutMs = 20_000) =>
+  waitFor(what, probe, timeoutMs, 50);
 
 describe('kguard apply: StatefulSets', () => {
   it('a healthy rollout: exit 0, every pod at the new revision', async () => {

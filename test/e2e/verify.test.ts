@@ -5,20 +5,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JsonReport } from '../../src/report/json.js';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
-import { eventually, sandbox, type Sandbox } from './harness.js';
+import { eventually, sandbox, type Sandbox, withSandbox } from './harness.js';
 import { stillRunning } from '../still-running.js';
 
 const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
 
 /** Each test has its own simulated cluster, so the tests run side by side. */
-async function withCluster(test: (sandboxed: Sandbox) => Promise<void>): Promise<void> {
-  const sandboxed = await sandbox();
-  try {
-    await test(sandboxed);
-  } finally {
-    await sandboxed.stop();
-  }
-}
+const withCluster = (test: (sandboxed: Sandbox) => Promise<void>) => withSandbox(sandbox, test);
 
 /**
  * web at nginx:1.25, rolled out by a plain kubectl apply (one process, where kguard would take a

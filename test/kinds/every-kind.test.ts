@@ -8,7 +8,7 @@ import { NO_OVERRIDES } from '../../src/kinds/overrides.js';
 import { rowFor } from '../../src/kinds/table.js';
 import type { Pod } from '../../src/kube.js';
 import type { WorkloadSnapshot } from '../../src/model/snapshot.js';
-import type { KubeObject, ObjectRef } from '../../src/objects/model.js';
+import { type KubeObject, refOf } from '../../src/objects/model.js';
 import { trackRollouts } from '../../src/track/tracker.js';
 import { expectationOf, FakeClock, RecordingReporter, snapshotFrom } from '../fakes.js';
 import { deployment, events, fixture, pod, replicaSet } from '../fixtures/load.js';
@@ -116,15 +116,6 @@ const KINDS: KindCase[] = [
     others: () => [],
   },
 ];
-
-function refOf(object: KubeObject): ObjectRef {
-  return {
-    apiVersion: object.apiVersion,
-    kind: object.kind,
-    namespace: object.metadata.namespace ?? '',
-    name: object.metadata.name,
-  };
-}
 
 /** The workload applied with `bases` as its new pods: the object and the look that reads them. */
 function scene(kind: KindCase, bases: Pod[]) {

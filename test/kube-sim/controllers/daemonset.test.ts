@@ -7,6 +7,7 @@ import { startCluster, type Cluster } from '../cluster.js';
 import { daemonSetYaml, kubectl } from '../testing/kubectl.js';
 import type { KubeObject } from '../types.js';
 import { stopAfterEach } from '../testing/stop-after-each.js';
+import { waitFor } from './harness.js';
 
 let cluster: Cluster | undefined;
 stopAfterEach(() => cluster);
@@ -19,15 +20,9 @@ async function apply(yaml: string): Promise<void> {
 const pods = (name: string): KubeObject[] => cluster!.store.list('Pod', 'default', `app=${name}`);
 const daemonSet = (name: string) => cluster!.store.get('DaemonSet', 'default', name)!;
 
-async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** Polls the simulator (not the clock) every 20 ms until `probe` holds. */
+const until = <T>(what: string, probe: () => T | undefined | false, timeoutMs = 15_000) =>
+  waitFor(what, probe, timeoutMs, 20);
 
 describe('daemonset controller with the real kubectl', () => {
   it('runs one pod on every node, and rollout status succeeds', async () => {

@@ -73,18 +73,19 @@ export function deployment(name: string, options: DeploymentOptions = {}): KubeO
   };
 }
 
-/** Polls `probe` until it returns a truthy value; fails with `what` and the last seen value after `timeoutMs` (wall). */
+/** Polls `probe` every `everyMs` until it returns a truthy value; fails with `what` and the last seen value after `timeoutMs` (wall). */
 export async function waitFor<T>(
   what: string,
   probe: () => T | undefined | false | null,
   timeoutMs = 10_000,
+  everyMs = 5,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = probe();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
 
