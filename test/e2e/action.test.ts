@@ -15,7 +15,8 @@ import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 import { gitlabTestCases } from '../report/gitlab-junit.js';
 import { junitSchemaErrors } from '../report/junit-schema.js';
 import { reportSchemaErrors } from '../report/schema.js';
-import { sandbox, type Sandbox, sandboxFor } from './harness.js';
+import { sandbox, type Sandbox } from './harness.js';
+import { sandboxFor } from './run-fixtures.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { serviceYaml } from './manifests.js';
-import { eventually, sandbox, type Sandbox, sandboxFor } from './harness.js';
+import { eventually, sandbox, type Sandbox } from './harness.js';
+import { sandboxFor } from './run-fixtures.js';
 
 const GOOD = 'nginx:1.25';
 const BETTER = 'nginx:1.26';

@@ -7,8 +7,8 @@ import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
-import { eventually, KGUARD, type Sandbox, untilWatching, sandboxFor } from './harness.js';
-import { deployWeb, fast, runSandbox, THROTTLED } from './run-fixtures.js';
+import { eventually, KGUARD, type Sandbox, untilWatching } from './harness.js';
+import { deployWeb, fast, runSandbox, THROTTLED, sandboxFor } from './run-fixtures.js';
 
 let env: Sandbox;
 sandboxFor(runSandbox, (fresh) => (env = fresh));

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 import { junitSchemaErrors } from '../report/junit-schema.js';
-import { sandbox, type Sandbox, sandboxFor } from './harness.js';
+import { sandbox, type Sandbox } from './harness.js';
+import { sandboxFor } from './run-fixtures.js';
 
 let env: Sandbox;
 sandboxFor(

@@ -4,7 +4,8 @@ import { existsSync } from 'node:fs';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
-import { KGUARD, sandbox, type Sandbox, sandboxFor } from './harness.js';
+import { KGUARD, sandbox, type Sandbox } from './harness.js';
+import { sandboxFor } from './run-fixtures.js';
 
 const hasScript = existsSync('/usr/bin/script') || existsSync('/bin/script');
 const configMap = (name: string, mode: string) =>

@@ -4,7 +4,8 @@ import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
-import { eventually, sandbox, type Sandbox, sandboxFor } from './harness.js';
+import { eventually, sandbox, type Sandbox } from './harness.js';
+import { sandboxFor } from './run-fixtures.js';
 
 let env: Sandbox;
 sandboxFor(sandbox, (fresh) => (env = fresh));

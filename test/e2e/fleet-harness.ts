@@ -4,10 +4,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
-import { expect } from 'vitest';
 import { startCluster, type Cluster, type ClusterOptions } from '../kube-sim/cluster.js';
-import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
-import { KGUARD, checkEventStream, checkJsonReport, normalize, type KguardRun } from './harness.js';
+import { KGUARD, checkEventStream, checkJsonReport, normalize, type KguardRun, writerIn } from './harness.js';
 import { peopleMadeObjects, type ClusterState } from './restored.js';
 
 export interface Fleet {
@@ -59,11 +57,7 @@ export async function fleetSandbox(
     clusters,
     dir,
     kubeconfig,
-    async write(name, text) {
-      const path = join(dir, name);
-      await writeFile(path, text);
-      return path;
-    },
+    write: writerIn(dir),
     states: () => new Map([...clusters].map(([context, cluster]) => [context, peopleMadeObjects(cluster.store)])),
     kguardProcess(args) {
       const child = start(args);
@@ -83,17 +77,6 @@ export async function fleetSandbox(
       await rm(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** v1 of `web` (nginx:1.25) in every cluster of the fleet at once, one wave of a fleet file, healthy. */
-export async function deployWebEverywhere(fleet: Fleet, flags: readonly string[]): Promise<void> {
-  const file = await fleet.write('web-v1.yaml', deploymentYaml('web', 'nginx:1.25'));
-  const waves = await fleet.write(
-    'all-at-once.yaml',
-    `waves:\n  - contexts: [${[...fleet.clusters.keys()].join(', ')}]\n`,
-  );
-  const run = await fleet.kguard(['apply', '-f', file, '--fleet', waves, ...flags]);
-  expect(run.exitCode, run.output).toBe(0);
 }
 
 /** A kubeconfig with one cluster, user and context per simulator; no current-context, so only --context picks one. */

@@ -7,10 +7,11 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
-import { fleetSandbox, type Fleet, deployWebEverywhere } from './fleet-harness.js';
+import { fleetSandbox, type Fleet } from './fleet-harness.js';
 import { eventually } from './harness.js';
 import { assertValidReport } from '../report/schema.js';
 import { differencesFrom } from './restored.js';
+import { deployWebEverywhere } from './run-fixtures.js';
 
 const fast = ['--poll-interval', '300ms', '--timeout', '60s', '--request-timeout', '3s'];
 /** Pulls of this image are refused (429) for ever in eu-1: its rollout there never ends. */

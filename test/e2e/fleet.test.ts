@@ -7,10 +7,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { junitSchemaErrors } from '../report/junit-schema.js';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
-import { fleetSandbox, type Fleet, deployWebEverywhere } from './fleet-harness.js';
+import { fleetSandbox, type Fleet } from './fleet-harness.js';
 import { applyFleet, type ApplyEvent } from '../../src/index.js';
 import { assertValidReport } from '../report/schema.js';
 import { differencesFrom } from './restored.js';
+import { deployWebEverywhere } from './run-fixtures.js';
 
 /** Pulls of this image fail in every cluster (its registry has no such tag). */
 const MISSING = 'xxxxxnginx:1.17';

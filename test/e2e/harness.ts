@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { wantsJsonOutput } from '../../src/cli/options.js';
 import type { JsonReport } from '../../src/report/json.js';
 import { startCluster, type Cluster, type ClusterOptions } from '../kube-sim/cluster.js';
@@ -69,6 +68,15 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
+/** Writes a file into `dir` and returns its path: a sandbox's (and a fleet's) `write`. */
+export function writerIn(dir: string): (name: string, text: string) => Promise<string> {
+  return async (name, text) => {
+    const path = join(dir, name);
+    await writeFile(path, text);
+    return path;
+  };
+}
+
 /** `test` on a sandbox of its own, stopped after it however the test ends (tests that run side by side). */
 export async function withSandbox(
   start: () => Promise<Sandbox>,
@@ -82,22 +90,6 @@ export async function withSandbox(
   }
 }
 
-/**
- * A sandbox for each test of the file (started before it, stopped after it), or one for all of
- * them (`each: false`); `use` is given each new one: `let env: Sandbox; sandboxFor(sandbox, (fresh) => (env = fresh));`.
- */
-export function sandboxFor(start: () => Promise<Sandbox>, use: (env: Sandbox) => void, each = true): void {
-  let current: Sandbox | undefined;
-  (each ? beforeEach : beforeAll)(async () => {
-    current = await start();
-    use(current);
-  });
-  (each ? afterEach : afterAll)(async () => {
-    await current?.stop();
-    current = undefined;
-  });
-}
-
 export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
   if (!existsSync(join(repo, 'dist', 'src', 'cli', 'main.js'))) {
     throw new Error('dist/ is missing: run "npm run build" (npm test does it) before the end-to-end tests');
@@ -107,11 +99,7 @@ export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
   return {
     cluster,
     dir,
-    async write(name, text) {
-      const path = join(dir, name);
-      await writeFile(path, text);
-      return path;
-    },
+    write: writerIn(dir),
     kguard: (args, runOptions = {}) => startKguard(args, runOptions).done,
     kguardProcess: (args) => startKguard(args, { checkRestore: false }),
     async deployHealthy(name, image = 'nginx:1.25') {

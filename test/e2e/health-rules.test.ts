@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonReport } from '../../src/report/json.js';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
-import { kguardJson as applyJson, sandbox, type Sandbox, sandboxFor } from './harness.js';
+import { kguardJson as applyJson, sandbox, type Sandbox } from './harness.js';
+import { sandboxFor } from './run-fixtures.js';
 
 const fast = ['--poll-interval', '300ms', '--timeout', '30s'];
 

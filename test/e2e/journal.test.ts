@@ -2,8 +2,8 @@
 // run that was killed at any point; leases keep two runs off the same objects.
 import { describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
-import { eventually, type Sandbox, untilWatching, sandboxFor } from './harness.js';
-import { deployApp, fast, MISSING, runSandbox, slowRollout, THROTTLED } from './run-fixtures.js';
+import { eventually, type Sandbox, untilWatching } from './harness.js';
+import { deployApp, fast, MISSING, runSandbox, slowRollout, THROTTLED, sandboxFor } from './run-fixtures.js';
 import { configMapYaml } from './manifests.js';
 import { differencesFrom, peopleMadeObjects } from './restored.js';
 

@@ -13,8 +13,9 @@ import {
   widgetYaml,
 } from '../kube-sim/testing/kubectl.js';
 import type { KubeObject } from '../kube-sim/types.js';
-import { sandbox, type KguardRun, type Sandbox, sandboxFor } from './harness.js';
+import { sandbox, type KguardRun, type Sandbox } from './harness.js';
 import { waitFor } from '../kube-sim/controllers/harness.js';
+import { sandboxFor } from './run-fixtures.js';
 
 const GOOD = 'nginx:1.25';
 const BETTER = 'nginx:1.26';

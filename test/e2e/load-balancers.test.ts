@@ -7,7 +7,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { JsonReport } from '../../src/report/json.js';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
-import { eventually, sandbox, type Sandbox, sandboxFor } from './harness.js';
+import { eventually, sandbox, type Sandbox } from './harness.js';
+import { sandboxFor } from './run-fixtures.js';
 
 const fast = ['--poll-interval', '300ms', '-o', 'json'];
 

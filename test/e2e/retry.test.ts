@@ -3,10 +3,10 @@
 // a short API outage.
 import { describe, expect, it } from 'vitest';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
-import { eventually, type Sandbox, untilWatching, sandboxFor } from './harness.js';
+import { eventually, type Sandbox, untilWatching } from './harness.js';
 import { configMapYaml } from './manifests.js';
 import { differencesFrom, peopleMadeObjects } from './restored.js';
-import { deployApp, fast, MISSING, runSandbox, THROTTLED } from './run-fixtures.js';
+import { deployApp, fast, MISSING, runSandbox, THROTTLED, sandboxFor } from './run-fixtures.js';
 
 let env: Sandbox;
 sandboxFor(runSandbox, (fresh) => (env = fresh));

@@ -11,7 +11,8 @@ import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import type { ClusterOptions } from '../kube-sim/cluster.js';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
-import { checkJsonReport, eventually, KGUARD, sandbox, type KguardRun, type Sandbox, sandboxFor } from './harness.js';
+import { checkJsonReport, eventually, KGUARD, sandbox, type KguardRun, type Sandbox } from './harness.js';
+import { sandboxFor } from './run-fixtures.js';
 
 const MISSING_IMAGE = 'nginx:9.99';
 const SCENARIO: ClusterOptions = { scenario: { registry: { [MISSING_IMAGE]: 'missing' } } };

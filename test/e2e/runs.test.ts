@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
-import { eventually, type Sandbox, sandboxFor } from './harness.js';
-import { deployWeb, fast, MISSING, runSandbox, slowRollout, THROTTLED } from './run-fixtures.js';
+import { eventually, type Sandbox } from './harness.js';
+import { deployWeb, fast, MISSING, runSandbox, slowRollout, THROTTLED, sandboxFor } from './run-fixtures.js';
 
 let env: Sandbox;
 sandboxFor(runSandbox, (fresh) => (env = fresh));

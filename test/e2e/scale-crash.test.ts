@@ -7,9 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { JsonReport } from '../../src/report/json.js';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
-import { sandbox, type Sandbox, sandboxFor } from './harness.js';
+import { sandbox, type Sandbox } from './harness.js';
 import { configMapYaml, serviceYaml } from './manifests.js';
 import { differencesFrom, peopleMadeObjects } from './restored.js';
+import { sandboxFor } from './run-fixtures.js';
 
 const fast = ['--poll-interval', '300ms', '--timeout', '90s'];
 

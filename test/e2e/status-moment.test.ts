@@ -5,7 +5,8 @@
 // selected nothing before the apply does not undo a healthy release.
 import { describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
-import { eventually, kguardJson as applyJson, sandbox, type Sandbox, sandboxFor } from './harness.js';
+import { eventually, kguardJson as applyJson, sandbox, type Sandbox } from './harness.js';
+import { sandboxFor } from './run-fixtures.js';
 
 // --time-scale 10: "5" simulated seconds is the controller's 0.5 s answer.
 const ANSWER_AFTER = '5';

@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonReport } from '../../src/report/json.js';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
-import { sandbox, type Sandbox, sandboxFor } from './harness.js';
+import { sandbox, type Sandbox } from './harness.js';
+import { sandboxFor } from './run-fixtures.js';
 
 let env: Sandbox;
 sandboxFor(sandbox, (fresh) => (env = fresh));

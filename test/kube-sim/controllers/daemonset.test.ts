@@ -6,16 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../cluster.js';
 import { daemonSetYaml, kubectl } from '../testing/kubectl.js';
 import type { KubeObject } from '../types.js';
-import { stopAfterEach } from '../testing/stop-after-each.js';
+import { applied, stopAfterEach } from '../testing/test-steps.js';
 import { waitFor } from './harness.js';
 
 let cluster: Cluster | undefined;
 stopAfterEach(() => cluster);
 
-async function apply(yaml: string): Promise<void> {
-  const result = await kubectl(cluster!, ['apply', '-f', '-'], yaml);
-  expect(result.exitCode, result.stderr).toBe(0);
-}
+const apply = (yaml: string) => applied(cluster!, yaml);
 
 const pods = (name: string): KubeObject[] => cluster!.store.list('Pod', 'default', `app=${name}`);
 const daemonSet = (name: string) => cluster!.store.get('DaemonSet', 'default', name)!;

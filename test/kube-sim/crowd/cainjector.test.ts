@@ -7,7 +7,7 @@ import { startCluster, type Cluster } from '../cluster.js';
 import { waitFor } from '../controllers/harness.js';
 import { TEST_CA_BUNDLE } from '../scenario-crowd.js';
 import { kubectl } from '../testing/kubectl.js';
-import { stopAfterEach } from '../testing/stop-after-each.js';
+import { stopAfterEach } from '../testing/test-steps.js';
 
 let cluster: Cluster | undefined;
 stopAfterEach(() => cluster);

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../cluster.js';
 import { waitFor } from '../controllers/harness.js';
 import { kubectl } from '../testing/kubectl.js';
-import { stopAfterEach } from '../testing/stop-after-each.js';
+import { stopAfterEach } from '../testing/test-steps.js';
 
 let cluster: Cluster | undefined;
 stopAfterEach(() => cluster);
