@@ -3,11 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { serviceYaml } from './manifests.js';
 import { eventually, sandbox, type Sandbox } from './harness.js';
-import { sandboxFor } from './run-fixtures.js';
+import { sandboxFor, MISSING } from './run-fixtures.js';
 
 const GOOD = 'nginx:1.25';
 const BETTER = 'nginx:1.26';
-const MISSING = 'xxxxxnginx:1.17';
 const scenario = { registry: { [MISSING]: 'missing' as const } };
 const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
 

@@ -11,10 +11,9 @@ import { fleetSandbox, type Fleet } from './fleet-harness.js';
 import { applyFleet, type ApplyEvent } from '../../src/index.js';
 import { assertValidReport } from '../report/schema.js';
 import { differencesFrom } from './restored.js';
-import { deployWebEverywhere } from './run-fixtures.js';
+import { deployWebEverywhere, MISSING } from './run-fixtures.js';
 
 /** Pulls of this image fail in every cluster (its registry has no such tag). */
-const MISSING = 'xxxxxnginx:1.17';
 /** Pulls of this image fail in eu-1 only. */
 const MISSING_IN_EU = 'registry.example.com/shop/web:eu-broken';
 const fast = ['--poll-interval', '300ms', '--timeout', '60s', '--request-timeout', '3s'];

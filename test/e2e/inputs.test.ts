@@ -5,15 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
-import { sandbox, type Sandbox } from './harness.js';
-import { sandboxFor } from './run-fixtures.js';
+import { type Sandbox } from './harness.js';
+import { sandboxFor, MISSING, missingImageSandbox } from './run-fixtures.js';
 
-const MISSING = 'xxxxxnginx:1.17';
 let env: Sandbox;
-sandboxFor(
-  () => sandbox({ scenario: { registry: { [MISSING]: 'missing' } } }),
-  (fresh) => (env = fresh),
-);
+sandboxFor(missingImageSandbox, (fresh) => (env = fresh));
 
 const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
 describe('kguard apply inputs', () => {

@@ -13,20 +13,16 @@ import {
   widgetYaml,
 } from '../kube-sim/testing/kubectl.js';
 import type { KubeObject } from '../kube-sim/types.js';
-import { sandbox, type KguardRun, type Sandbox } from './harness.js';
+import { type KguardRun, type Sandbox } from './harness.js';
 import { waitFor } from '../kube-sim/controllers/harness.js';
-import { sandboxFor } from './run-fixtures.js';
+import { sandboxFor, MISSING, missingImageSandbox } from './run-fixtures.js';
 
 const GOOD = 'nginx:1.25';
 const BETTER = 'nginx:1.26';
-const MISSING = 'xxxxxnginx:1.17';
 const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
 
 let env: Sandbox;
-sandboxFor(
-  () => sandbox({ scenario: { registry: { [MISSING]: 'missing' } } }),
-  (fresh) => (env = fresh),
-);
+sandboxFor(missingImageSandbox, (fresh) => (env = fresh));
 
 interface Run extends KguardRun {
   report: JsonReport;

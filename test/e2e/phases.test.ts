@@ -3,19 +3,15 @@
 // post objects after; one journal and one restore across phases, the last phase undone first.
 import { describe, expect, it } from 'vitest';
 import { deploymentYaml, jobYaml, kubectl, WIDGET_CRD_YAML, widgetYaml } from '../kube-sim/testing/kubectl.js';
-import { kguardJson as applyJson, sandbox, type Sandbox } from './harness.js';
+import { kguardJson as applyJson, type Sandbox } from './harness.js';
 import { configMapYaml } from './manifests.js';
 import { differencesFrom, peopleMadeObjects } from './restored.js';
-import { sandboxFor } from './run-fixtures.js';
+import { sandboxFor, MISSING, missingImageSandbox } from './run-fixtures.js';
 
-const MISSING = 'xxxxxnginx:1.17';
 const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
 
 let env: Sandbox;
-sandboxFor(
-  () => sandbox({ scenario: { registry: { [MISSING]: 'missing' } } }),
-  (fresh) => (env = fresh),
-);
+sandboxFor(missingImageSandbox, (fresh) => (env = fresh));
 
 /** The manifest with `kguard.dev/phase: PHASE` on its object (its metadata has a name and nothing else yet). */
 function inPhase(yaml: string, phase: 'pre' | 'post'): string {

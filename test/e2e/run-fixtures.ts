@@ -7,6 +7,8 @@ import { configMapYaml } from './manifests.js';
 import type { Fleet } from './fleet-harness.js';
 
 export const MISSING = 'xxxxxnginx:1.17';
+/** A sandbox whose registry says MISSING does not exist. */
+export const missingImageSandbox = () => sandbox({ scenario: { registry: { [MISSING]: 'missing' } } });
 export const THROTTLED = 'registry.example.com/shop/web:2.0';
 // A short request timeout: a rollback of a run killed during its apply waits that long for its requests.
 export const fast = ['--poll-interval', '300ms', '--timeout', '60s', '--request-timeout', '3s'];

@@ -13,6 +13,22 @@ const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
 /** Each test has its own simulated cluster, so the tests run side by side. */
 const withCluster = (test: (sandboxed: Sandbox) => Promise<void>) => withSandbox(sandbox, test);
 
+/** kguard apply -f FILE --verify CHECK --bake BAKE --verify-interval EVERY: the check run again during the bake. */
+function bakeWithChecks(sandboxed: Sandbox, file: string, check: string, bake: string, every: string) {
+  return sandboxed.kguard([
+    'apply',
+    '-f',
+    file,
+    ...fast,
+    '--verify',
+    check,
+    '--bake',
+    bake,
+    '--verify-interval',
+    every,
+  ]);
+}
+
 /**
  * web at nginx:1.25, rolled out by a plain kubectl apply (one process, where kguard would take a
  * score: the e2e suite has a time budget); then the file that changes it to nginx:1.26.
@@ -264,18 +280,7 @@ describe.concurrent('kguard apply --bake', () => {
       // Passes the first time, fails from the second: the canary's second request breaks.
       const check =
         'if [ -f checked-once ]; then echo "second look: 502 from /api" >&2; exit 1; fi; touch checked-once; echo "first look: ok"';
-      const run = await sandboxed.kguard([
-        'apply',
-        '-f',
-        file,
-        ...fast,
-        '--verify',
-        check,
-        '--bake',
-        '20s',
-        '--verify-interval',
-        '1s',
-      ]);
+      const run = await bakeWithChecks(sandboxed, file, check, '20s', '1s');
       expect(run.exitCode, run.output).toBe(3);
       expect(run.output).toContain(`✔ verified: \`${check}\` exited 0 in <DURATION>`);
       expect(run.output).toContain('; the --verify commands run again every <DURATION>');
@@ -290,18 +295,7 @@ describe.concurrent('kguard apply --bake', () => {
   it('passes a bake in which nothing breaks, the checks passing again, and keeps the apply', () =>
     withCluster(async (sandboxed) => {
       const file = await webChange(sandboxed);
-      const run = await sandboxed.kguard([
-        'apply',
-        '-f',
-        file,
-        ...fast,
-        '--verify',
-        'true',
-        '--bake',
-        '2s',
-        '--verify-interval',
-        '500ms',
-      ]);
+      const run = await bakeWithChecks(sandboxed, file, 'true', '2s', '500ms');
       expect(run.exitCode, run.output).toBe(0);
       expect(run.output).toMatch(
         /✔ baked for <DURATION>: no restart, no pod left Ready, no eviction in 1 workload; the checks passed \d+ more times?/,

@@ -83,19 +83,7 @@ describe('trackRollouts evidence', () => {
     const healthy = deployment('complete');
     const { kubectl, calls } = cluster(
       [
-        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
-        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
-        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
-        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
-        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
-        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
-        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
-        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
-        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
-        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
-        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
-        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
-        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
+        ...Array.from({ length: 13 }, () => snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] })),
         snapshotFrom({
           deployments: [{ ...web, status: healthy.status, spec: web.spec }],
           replicaSets: [replicaSet('complete-old'), replicaSet('complete-new')],
