@@ -15,7 +15,7 @@ import { removeHistoryOf } from '../../journal/history-store.js';
 import type { HolderProbe } from '../../journal/holder.js';
 import type { RunLiveness } from '../../journal/liveness.js';
 import { DEFAULTS } from '../../model/options.js';
-import { listRuns, pickRun, type RunRecord } from '../status/runs.js';
+import { listRuns, pickRun, type RunRecord } from '../../journal/runs.js';
 import { stopLiveRun } from './stop-live.js';
 import { objectKey, typeArg, type KubeObject } from '../../objects/model.js';
 import { planRestore } from '../../restore/plan.js';
