@@ -1,7 +1,7 @@
 // The one restore entry, for the apply (run/apply/restore-step.ts), `kguard rollback` and `kguard
-// undo`: the plan from the pre-apply copies (plan.ts), its writes phase by phase (restore.ts), and
-// one predicate for what was written back. The workloads written back are then tracked until
-// healthy again (trackWrittenBack), judged against their state before the apply (kinds/before.ts).
+// undo`: the plan from the pre-apply copies (plan.ts) and its writes phase by phase (restore.ts).
+// The workloads written back (written-back.ts) are then tracked until healthy again
+// (trackWrittenBack), judged against their state before the apply (kinds/before.ts).
 import { failingBeforeApply } from '../kinds/before.js';
 import { verdictText } from '../kinds/engine.js';
 import type { TrackOptions } from '../model/options.js';
@@ -13,11 +13,7 @@ import { trackWorkloads } from '../track/workloads.js';
 import { planRestore, type PlannedObject } from './plan.js';
 import { executeRestore, type RestoreDeps } from './restore.js';
 import type { RestoreStep } from './steps.js';
-
-/** Written back: put back, deleted, created again, or deleted and created from its copy (replaced). */
-export function writtenBack(result: RestoreResult | undefined): boolean {
-  return result !== undefined && result.status !== 'kept' && result.status !== 'failed';
-}
+import { writtenBack } from './written-back.js';
 
 export interface RestoreRequest {
   /** --rollback: every object the apply changed, only the failing ones, or none. */
