@@ -11,7 +11,8 @@ import { kubectlName, namespaceArgs, objectKey, type KubeObject, type ObjectRef 
 import type { TrackDeps } from '../track/tracker.js';
 import { trackWorkloads } from '../track/workloads.js';
 import { planRestore, type PlannedObject } from './plan.js';
-import { executeRestore, type RestoreDeps } from './restore.js';
+import type { RestoreDeps } from './context.js';
+import { executeRestore } from './restore.js';
 import type { RestoreStep } from './steps.js';
 import { writtenBack } from './written-back.js';
 

@@ -20,7 +20,7 @@ import { stopLiveRun } from './stop-live.js';
 import { objectKey, typeArg } from '../../objects/model.js';
 import { restoreObjects } from '../../restore/entry.js';
 import { writtenBack } from '../../restore/written-back.js';
-import type { RestoreDeps } from '../../restore/restore.js';
+import type { RestoreDeps } from '../../restore/context.js';
 import type { RestoreResult } from '../../model/result.js';
 import type { Reporter } from '../../model/events.js';
 

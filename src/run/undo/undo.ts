@@ -20,7 +20,7 @@ import { kubectlName, objectKey, type KubeObject } from '../../objects/model.js'
 import { changeSinceApply, fieldsOfApply } from '../../objects/owners.js';
 import { restoreObjects, trackWrittenBack } from '../../restore/entry.js';
 import { writtenBack } from '../../restore/written-back.js';
-import type { RestoreDeps } from '../../restore/restore.js';
+import type { RestoreDeps } from '../../restore/context.js';
 import type { RestoreStep } from '../../restore/steps.js';
 import { trackOptions, type TrackSettings } from '../../track/options.js';
 
