@@ -38,3 +38,11 @@ export async function apiPath(ref: ObjectRef, apiResources: ApiResources): Promi
   const scope = resource.namespaced ? `/namespaces/${encodeURIComponent(ref.namespace)}` : '';
   return `${base}${scope}/${resource.name}/${encodeURIComponent(ref.name)}`;
 }
+
+/** What one object's restore is given (restore.ts restoreOne): --rollback-timeout, the restore's dependencies, discovery, and the object's reader. */
+export interface ObjectRestore {
+  options: { deadlineMs: number };
+  deps: RestoreDeps;
+  apiResources: ApiResources;
+  read: ObjectReader;
+}

@@ -4,7 +4,7 @@
 import { changeSinceApply, fieldsOfApply } from '../objects/owners.js';
 import { isControllerOwned } from '../objects/model.js';
 import type { RestoreResult } from '../model/result.js';
-import { apiPath, type ApiResources, type ObjectReader, type RestoreDeps } from './context.js';
+import { apiPath, type ObjectRestore } from './context.js';
 import { differencesFromCopy, restoreOwners } from './field-owners.js';
 import { failed, keepBecause, ownersOf } from './outcomes.js';
 import { Persistence, RETRY } from './persist.js';
@@ -13,11 +13,9 @@ import type { RestoreStep } from './steps.js';
 /** Creates the pre-apply copy of an object the apply deleted, unless someone created one since. */
 export async function recreate(
   step: Extract<RestoreStep, { action: 'recreate' }>,
-  options: { deadlineMs: number },
-  deps: RestoreDeps,
-  apiResources: ApiResources,
-  read: ObjectReader,
+  given: ObjectRestore,
 ): Promise<RestoreResult> {
+  const { options, deps, apiResources, read } = given;
   const live = await read();
   if (live) return keepBecause(step, 'conflict', 'someone else created it again after the apply', deps, live);
   const collection = (await apiPath(step.ref, apiResources)).replace(/\/[^/]+$/, '');
@@ -37,11 +35,9 @@ export async function recreate(
 /** Deletes, by uid, an object the apply created, unless someone changed what the apply wrote. */
 export async function deleteCreated(
   step: Extract<RestoreStep, { action: 'delete' }>,
-  options: { deadlineMs: number },
-  deps: RestoreDeps,
-  apiResources: ApiResources,
-  read: ObjectReader,
+  given: ObjectRestore,
 ): Promise<RestoreResult> {
+  const { options, deps, apiResources, read } = given;
   // The API server away: read again (a delete that landed shows as gone) and delete again, until --rollback-timeout.
   const away = new Persistence(deps.clock.now() + options.deadlineMs, deps);
   for (;;) {
@@ -74,11 +70,9 @@ export async function deleteCreated(
  */
 export async function replaceWithCopy(
   step: Extract<RestoreStep, { action: 'replace' }>,
-  options: { deadlineMs: number },
-  deps: RestoreDeps,
-  apiResources: ApiResources,
-  read: ObjectReader,
+  given: ObjectRestore,
 ): Promise<RestoreResult> {
+  const { options, deps, apiResources, read } = given;
   const live = await read();
   const change = changeSinceApply(step.applied, live);
   if (change || !live)

@@ -6,7 +6,7 @@ import type { RestoreResult } from '../model/result.js';
 import { sameContent } from '../objects/compare.js';
 import type { KubeObject } from '../objects/model.js';
 import { changeSinceApply, fieldsOfApply, keepingOthers } from '../objects/owners.js';
-import { apiPath, type ApiResources, type ObjectReader, type RestoreDeps } from './context.js';
+import { apiPath, type ObjectRestore, type RestoreDeps } from './context.js';
 import { replaceWithCopy } from './delete-create.js';
 import { conditional, differencesFromCopy, restoreOwners } from './field-owners.js';
 import { failed, keepBecause, ownersOf } from './outcomes.js';
@@ -18,11 +18,9 @@ const PUT_BACK_LOOKS = 3;
 
 export async function putBack(
   step: Extract<RestoreStep, { action: 'put-back' }>,
-  options: { deadlineMs: number },
-  deps: RestoreDeps,
-  apiResources: ApiResources,
-  read: ObjectReader,
+  given: ObjectRestore,
 ): Promise<RestoreResult> {
+  const { options, deps, apiResources, read } = given;
   // A conditional PUT of the pre-apply copy; a 409 means it moved between the look and
   // the write (a controller's status write, under load several a second), so look again. The
   // phase's list is the first look; then reads of this object alone: PUT_BACK_LOOKS at once,
@@ -66,10 +64,7 @@ export async function putBack(
     if (rule?.how === 'delete-and-create') {
       return replaceWithCopy(
         { ...step, action: 'replace', copy: manualCopy(step.before, true), why: rule.why },
-        options,
-        deps,
-        apiResources,
-        async () => live,
+        { ...given, read: async () => live },
       );
     }
     // This apply's changes are reverted; others' writes to other fields since (an HPA's replicas) stay.

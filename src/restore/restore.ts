@@ -12,7 +12,7 @@ import { readObjects } from '../kubectl/read-objects.js';
 import type { ApiResource } from '../kubectl/types.js';
 import { objectKey, typeArg } from '../objects/model.js';
 import type { RestoreResult } from '../model/result.js';
-import type { ApiResources, ObjectReader, RestoreDeps } from './context.js';
+import type { ObjectReader, ObjectRestore, RestoreDeps } from './context.js';
 import { deleteCreated, recreate, replaceWithCopy } from './delete-create.js';
 import { failed, keptByPlan } from './outcomes.js';
 import { Persistence, RETRY } from './persist.js';
@@ -50,7 +50,7 @@ export async function executeRestore(
     // Each result is reported as it comes: the objects of a phase finish in any order.
     const settled = await Promise.allSettled(
       phase.map(async (step) => {
-        const result = await restoreOne(step, options, deps, apiResources, reads(step)).catch(
+        const result = await restoreOne(step, { options, deps, apiResources, read: reads(step) }).catch(
           async (error: unknown): Promise<RestoreResult> =>
             failed(step, error instanceof Error ? error.message : String(error), deps),
         );
@@ -91,23 +91,17 @@ async function firstReads(
 }
 
 /** One object's restore, by what its step does. */
-function restoreOne(
-  step: RestoreStep,
-  options: { deadlineMs: number },
-  deps: RestoreDeps,
-  apiResources: ApiResources,
-  read: ObjectReader,
-): Promise<RestoreResult> {
+function restoreOne(step: RestoreStep, given: ObjectRestore): Promise<RestoreResult> {
   switch (step.action) {
     case 'keep':
-      return keptByPlan(step, deps);
+      return keptByPlan(step, given.deps);
     case 'replace':
-      return replaceWithCopy(step, options, deps, apiResources, read);
+      return replaceWithCopy(step, given);
     case 'recreate':
-      return recreate(step, options, deps, apiResources, read);
+      return recreate(step, given);
     case 'delete':
-      return deleteCreated(step, options, deps, apiResources, read);
+      return deleteCreated(step, given);
     case 'put-back':
-      return putBack(step, options, deps, apiResources, read);
+      return putBack(step, given);
   }
 }
