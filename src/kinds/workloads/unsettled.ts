@@ -8,9 +8,10 @@
 import type { DaemonSet, Deployment, StatefulSet } from '../../kube.js';
 import type { KubeObject } from '../../objects/model.js';
 import type { RolloutRules } from '../engine.js';
-import { daemonSetRules, daemonSetWait, planDaemonSet } from './daemonset.js';
+import { daemonSetRules, daemonSetWait } from './daemonset.js';
 import { deploymentRules, deploymentStatusWait } from './deployment.js';
-import { planStatefulSet, statefulSetRules, statefulSetWait } from './statefulset.js';
+import { planOnDelete } from './on-delete.js';
+import { statefulSetRules, statefulSetWait } from './statefulset.js';
 
 /** The viewer's wait, once the row's `observed` says the controller has seen the spec. */
 function viewerAnswer<T>(
@@ -25,13 +26,13 @@ function viewerAnswer<T>(
 export const unsettledDeployment = (live: KubeObject): string | undefined =>
   viewerAnswer(deploymentRules, deploymentStatusWait, live as unknown as Deployment);
 
-/** OnDelete: the viewer answers done ("only available for RollingUpdate"), as the row's plan says. */
+/** OnDelete: the viewer answers done ("only available for RollingUpdate"), as the row's plan says (on-delete.ts). */
 export const unsettledStatefulSet = (live: KubeObject): string | undefined =>
-  planStatefulSet(live as unknown as StatefulSet)
+  planOnDelete(live as unknown as StatefulSet)
     ? undefined
     : viewerAnswer(statefulSetRules, statefulSetWait, live as unknown as StatefulSet);
 
 export const unsettledDaemonSet = (live: KubeObject): string | undefined =>
-  planDaemonSet(live as unknown as DaemonSet)
+  planOnDelete(live as unknown as DaemonSet)
     ? undefined
     : viewerAnswer(daemonSetRules, daemonSetWait, live as unknown as DaemonSet);
