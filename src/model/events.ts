@@ -194,7 +194,7 @@ export interface ChangedObject {
   changedFields: string[];
 }
 
-/** Whether an event is about the new rollout, about undoing it, or about a verify Job (--verify-job). */
+/** Whether an event is about the new rollout, about restoring what it changed, or about a verify Job (--verify-job). */
 export type Phase = 'rollout' | 'rollback' | 'verify';
 
 export type RunEventKind = RunEvent['kind'];

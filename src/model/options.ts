@@ -107,7 +107,7 @@ export interface TrackOptions {
   pollIntervalMs: number;
   /** What is watched: the new rollout, the restored workloads, or a verify Job (--verify-job); its events say it. */
   phase: Phase;
-  /** Stop watching the others as soon as one fails: they will all be undone anyway. */
+  /** Stop watching the others as soon as one fails: they will all be restored anyway. */
   stopWhenAnyFails: boolean;
   /** Watch the objects (the default); without it, or when watches fail, poll. */
   watch: boolean;

@@ -20,7 +20,7 @@ export interface RestoreRequest {
   /** --rollback: every object the apply changed, only the failing ones, or none. */
   mode: RollbackMode;
   keepCreated: boolean;
-  /** The run was cancelled: the apply is undone whatever its verdicts. */
+  /** The run was cancelled: the apply is restored whatever its verdicts. */
   cancelled?: boolean;
   /** A check or the bake failed: the apply failed as a unit. */
   failedAsUnit?: boolean;

@@ -53,7 +53,7 @@ export function planRestore(
   mode: RollbackMode,
   options: {
     keepCreated: boolean;
-    /** The run was cancelled: the apply is undone whatever its verdicts. */
+    /** The run was cancelled: the apply is restored whatever its verdicts. */
     cancelled?: boolean;
     /** A check or the bake failed (--verify, --verify-job, --bake): the apply failed as a unit, whatever its verdicts. */
     failedAsUnit?: boolean;
@@ -62,10 +62,10 @@ export function planRestore(
   },
 ): RestoreStep[] {
   const asUnit = options.cancelled === true || options.failedAsUnit === true || options.wholeRun === true;
-  // No workload failed by itself: --rollback failed has nothing narrower than the whole apply to undo.
+  // No workload failed by itself: --rollback failed has nothing narrower than the whole apply to restore.
   if (asUnit && mode === 'failed') mode = 'all';
   if (!asUnit && !objects.some((object) => needsRestore(object.verdict))) {
-    // Nothing to undo, but someone else's change still needs a person: say what and how.
+    // Nothing to restore, but someone else's change still needs a person: say what and how.
     return objects.flatMap((object): RestoreStep[] =>
       object.verdict === 'conflict' || object.verdict === 'gone'
         ? [{ ref: object.ref, action: 'keep', reason: object.verdict, ...copies(object.change) }]

@@ -104,7 +104,7 @@ export async function putBack(
 
 /**
  * The kind's extra step after its copy is back (a StatefulSet's stuck pods of the failed
- * revision). It cannot undo the write: a failure is said, and the restored object's own
+ * revision). It cannot take the write back: a failure is said, and the restored object's own
  * tracking tells whether it became healthy.
  */
 async function afterPutBack(

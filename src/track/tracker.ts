@@ -164,7 +164,7 @@ async function trackFrom(
       ({ verdict }) => verdict.state === 'failed' || verdict.state === 'timed-out',
     );
     if (options.stopWhenAnyFails && anyFailed) {
-      // The others are undone with the failing one; their last verdict says where they stood.
+      // The others are restored with the failing one; their last verdict says where they stood.
       for (const [key, watch] of pending) {
         if (watch.lastVerdict)
           done.set(key, {
@@ -344,7 +344,7 @@ async function finish(
   return { target: watch.target, verdict, diagnosis, elapsedMs, newPods: watch.lastPods };
 }
 
-/** The last lines of each failing container that ran, read before a rollback removes its pod. */
+/** The last lines of each failing container that ran, read before a restore removes its pod. */
 async function readLogs(
   verdict: Verdict,
   namespace: string,
