@@ -105,7 +105,7 @@ describe('src/ layout', () => {
     // What two commands share lives below them (journal/, restore/). One edge waits for the apply's
     // split (issue 42, item 1): the apply finishes dead runs with `kguard rollback`'s restore
     // (run/rollback/recover.ts); it goes when that file moves with the apply's steps.
-    const waiting = new Set(['run/apply/apply.ts → run/rollback/recover.ts']);
+    const waiting = new Set(['run/apply/before-write/reading.ts → run/rollback/recover.ts']);
     const commandOf = (file: string) => path.relative(SRC, file).match(/^run\/([^/]+)\//)?.[1];
     const across = [...importGraph(files)].flatMap(([file, targets]) =>
       targets
