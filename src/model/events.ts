@@ -47,10 +47,10 @@ export type RunEvent =
   | { kind: 'tracking'; workload: ObjectRef; fromRevision?: number | string; detail: string }
   /** Changed, but with nothing to watch: an OnDelete StatefulSet, a CronJob, kguard.dev/track: "false". */
   | { kind: 'not-watched'; workload: ObjectRef; detail: string }
-  | { kind: 'progress'; workload: ObjectRef; progress: Progress; waitingFor: string; phase: Phase }
-  | { kind: 'pod-problem'; workload: ObjectRef; finding: Finding; phase: Phase }
+  | { kind: 'progress'; workload: ObjectRef; progress: Progress; waitingFor: string; phase: Watching }
+  | { kind: 'pod-problem'; workload: ObjectRef; finding: Finding; phase: Watching }
   /** Seen once and no reason to wait: a new pod its node ended (its replacement counts), replicas an autoscaler writes. */
-  | { kind: 'note'; workload: ObjectRef; text: string; phase: Phase }
+  | { kind: 'note'; workload: ObjectRef; text: string; phase: Watching }
   /**
    * Reads of a namespace fail: said once when they start failing (`since`, wall-clock ISO time),
    * then once a minute while they go on (`forMs`), not at every look (track/outage.ts).
@@ -194,8 +194,11 @@ export interface ChangedObject {
   changedFields: string[];
 }
 
-/** Whether an event is about the new rollout, about restoring what it changed, or about a verify Job (--verify-job). */
-export type Phase = 'rollout' | 'rollback' | 'verify';
+/**
+ * What was being watched when an event came: the new rollout, the workloads a restore wrote back, or
+ * a verify Job (--verify-job). Events carry it as their `phase` field (eventsVersion 1).
+ */
+export type Watching = 'rollout' | 'rollback' | 'verify';
 
 export type RunEventKind = RunEvent['kind'];
 

@@ -87,7 +87,7 @@ export async function trackWorkloads(
       : { state: 'applied' as const, detail: `${TRACK_ANNOTATION}: "false": not watched` };
     if (unwatched) {
       outcomes.set(objectKey(target.ref), { tracked: false, verdict: unwatched, elapsedMs: 0 });
-      if (options.phase === 'rollout' && unwatched.detail)
+      if (options.watching === 'rollout' && unwatched.detail)
         deps.reporter.emit({ kind: 'not-watched', workload: target.ref, detail: unwatched.detail });
       continue;
     }
@@ -107,7 +107,7 @@ export async function trackWorkloads(
     });
   }
   if (watched.length === 0) return outcomes;
-  if (options.phase === 'rollout') {
+  if (options.watching === 'rollout') {
     for (const { source, problems, row, overrides } of watched) {
       deps.reporter.emit({
         kind: 'tracking',

@@ -161,7 +161,7 @@ function cluster(looks: WorkloadSnapshot[], podEvents: Record<string, KubeEvent[
 const options = {
   timeoutMs: 600_000,
   pollIntervalMs: 2000,
-  phase: 'rollout' as const,
+  watching: 'rollout' as const,
   stopWhenAnyFails: true,
   watch: false,
   logLines: 5,

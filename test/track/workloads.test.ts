@@ -9,7 +9,7 @@ import { fixture } from '../fixtures/load.js';
 const options = {
   timeoutMs: 300_000,
   pollIntervalMs: 2000,
-  phase: 'rollout' as const,
+  watching: 'rollout' as const,
   stopWhenAnyFails: true,
   watch: false,
   logLines: 5,
