@@ -3,7 +3,7 @@ import type { ObjectRef } from '../objects/model.js';
 import type { Diagnosis, Finding } from './findings.js';
 import type { AppliedObject, ApplyPhase, ChangeKind, KeepReason, Outcome } from './result.js';
 import type { Progress } from './verdict.js';
-import type { BakeOutcome, VerifyCheck, VerifyOutcome, VerifyPhase } from './verify.js';
+import type { BakeOutcome, VerifyCheck, VerifyOutcome, CheckedDuring } from './verify.js';
 
 export type RunEvent =
   /** Where every kubectl call of the run goes: resolved once from the kubeconfig, then pinned. */
@@ -142,7 +142,7 @@ export type RunEvent =
   /** That dead run is finished: its objects are back as they were before it; this run reads its "before" now. */
   | { kind: 'recovered-run'; runId: string; restored: number; untouched: number }
   /** A check (--verify, --verify-job) starts, right after the rollout or again during the bake. */
-  | { kind: 'verify-started'; check: VerifyCheck; during: VerifyPhase; timeoutMs: number }
+  | { kind: 'verify-started'; check: VerifyCheck; during: CheckedDuring; timeoutMs: number }
   | { kind: 'verify-passed'; outcome: VerifyOutcome }
   /** `shown`: how many of its last lines the text output prints (--log-lines). */
   | { kind: 'verify-failed'; outcome: VerifyOutcome; shown: number }
