@@ -15,7 +15,7 @@ export interface RestoreDeps {
     | 'deleteExact'
     | 'apiResources'
     | 'commandLine'
-    | 'workloadState'
+    | 'workloadSnapshot'
   >;
   clock: Clock;
   reporter: Reporter;

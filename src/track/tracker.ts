@@ -48,7 +48,7 @@ export interface Tracked {
 }
 
 export interface TrackDeps {
-  kubectl: Pick<Kubectl, 'workloadState' | 'events'> &
+  kubectl: Pick<Kubectl, 'workloadSnapshot' | 'events'> &
     Partial<Pick<Kubectl, 'logs' | 'listCollection' | 'watchCollection' | 'apiResources'>>;
   clock: Clock;
   reporter: Reporter;
@@ -235,7 +235,7 @@ export function sourceFor(
     })),
   );
   const kubectl = {
-    workloadState: deps.kubectl.workloadState.bind(deps.kubectl),
+    workloadSnapshot: deps.kubectl.workloadSnapshot.bind(deps.kubectl),
     listCollection: listCollection.bind(deps.kubectl),
     watchCollection: watchCollection.bind(deps.kubectl),
   };

@@ -39,7 +39,7 @@ function watchedCluster(
         },
       };
     },
-    async workloadState(namespace: string): Promise<WorkloadSnapshot> {
+    async workloadSnapshot(namespace: string): Promise<WorkloadSnapshot> {
       polls.push(namespace);
       return snapshotFrom({ deployments: [], replicaSets: [], pods: [], others: [] });
     },

@@ -34,7 +34,7 @@ function cluster(objects: KubeObject[], pods: Pod[] = []) {
   return {
     reads,
     kubectl: {
-      async workloadState(namespace: string, types: readonly string[] = []): Promise<WorkloadSnapshot> {
+      async workloadSnapshot(namespace: string, types: readonly string[] = []): Promise<WorkloadSnapshot> {
         reads.push(`${namespace}: ${types.join(',')}`);
         return snapshotFrom({ deployments: [], replicaSets: [], pods, others: objects });
       },
