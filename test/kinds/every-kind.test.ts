@@ -140,7 +140,7 @@ function scene(kind: KindCase, bases: Pod[]) {
 function cluster(looks: WorkloadSnapshot[], podEvents: Record<string, KubeEvent[]> = {}) {
   let reads = 0;
   return {
-    async workloadState(): Promise<WorkloadSnapshot> {
+    async workloadSnapshot(): Promise<WorkloadSnapshot> {
       reads += 1;
       return looks[Math.min(reads - 1, looks.length - 1)]!;
     },

@@ -7,7 +7,7 @@ import { deployment, replicaSet } from '../fixtures/load.js';
 export const POLLED_ROLLOUT = {
   timeoutMs: 600_000,
   pollIntervalMs: 2000,
-  phase: 'rollout' as const,
+  watching: 'rollout' as const,
   stopWhenAnyFails: true,
   watch: false,
   logLines: 5,

@@ -19,7 +19,7 @@ function cluster(snapshots: WorkloadSnapshot[], podEvents: Record<string, KubeEv
   return {
     calls,
     kubectl: {
-      async workloadState() {
+      async workloadSnapshot() {
         polls += 1;
         return snapshots[Math.min(polls - 1, snapshots.length - 1)]!;
       },

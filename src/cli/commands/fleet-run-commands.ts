@@ -145,7 +145,7 @@ async function loadParts() {
     import('../../kubectl/transient.js'),
     import('../../clock.js'),
     import('../../journal/holder.js'),
-    import('../../run/status/runs.js'),
+    import('../../journal/runs.js'),
     import('../../run/fleet/fleet-runs.js'),
     import('../../run/rollback/rollback.js'),
     import('../../restore/private-copies.js'),

@@ -80,7 +80,7 @@ async function loadParts() {
     import('../../report/recorder.js'),
     import('../../clock.js'),
     import('../../journal/holder.js'),
-    import('../../run/status/runs.js'),
+    import('../../journal/runs.js'),
     import('../../run/rollback/rollback.js'),
     import('../../restore/private-copies.js'),
     import('../../journal/held-leases.js'),
