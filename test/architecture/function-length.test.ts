@@ -6,17 +6,10 @@ import { functionLengths } from './function-lengths.js';
 const SRC = new URL('../../src/', import.meta.url).pathname;
 const CAP = 100;
 
-/**
- * Over the cap until their own splits land (issue #42): the apply's spine (the lead's split of
- * run/apply/apply.ts) and the restore of one object (h42b's one restore entry). Each name goes
- * when its split merges; nothing else may join them.
- */
-const SPLIT_ELSEWHERE = new Set(['run/apply/apply.ts runApply', 'restore/restore.ts restoreOne']);
-
 describe('function length', () => {
   it(`no function in src/ is over ${CAP} lines`, () => {
     const long = functionLengths(SRC)
-      .filter((entry) => entry.lines > CAP && !SPLIT_ELSEWHERE.has(`${entry.file} ${entry.name}`))
+      .filter((entry) => entry.lines > CAP)
       .map((entry) => `${entry.file}:${entry.line} ${entry.name} (${entry.lines} lines)`);
     expect(long).toEqual([]);
   });
