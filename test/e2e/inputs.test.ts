@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
-import { type Sandbox } from './harness.js';
+import type { Sandbox } from './harness.js';
 import { sandboxFor, MISSING, missingImageSandbox } from './run-fixtures.js';
 
 let env: Sandbox;

@@ -13,7 +13,7 @@ import {
   widgetYaml,
 } from '../kube-sim/testing/kubectl.js';
 import type { KubeObject } from '../kube-sim/types.js';
-import { type KguardRun, type Sandbox } from './harness.js';
+import type { KguardRun, Sandbox } from './harness.js';
 import { waitFor } from '../kube-sim/controllers/harness.js';
 import { sandboxFor, MISSING, missingImageSandbox } from './run-fixtures.js';
 
