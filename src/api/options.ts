@@ -5,6 +5,7 @@ import { splitPassThrough } from '../kubectl/passthrough.js';
 import { DEFAULTS, type GuardedApplyOptions } from '../model/options.js';
 import type { RollbackMode } from '../model/result.js';
 import type { HealthRules } from '../model/health-rules.js';
+import type { AnalysisConfig } from '../model/analysis.js';
 
 /** A guarded apply as typed values: what `kguard apply` takes, durations in milliseconds. */
 export interface GuardInput {
@@ -46,6 +47,8 @@ export interface GuardInput {
   logLines?: number;
   /** Health rules for custom resources over the built-in table (--health-rules; the CLI validates the file). */
   healthRules?: HealthRules;
+  /** Prometheus queries that judge the release (--analysis; the CLI reads the file and checks its queries before the apply). */
+  analysis?: AnalysisConfig;
   /** --readiness-grace: a new pod that runs but is never Ready fails after this long. */
   readinessGraceMs?: number;
   /** --status-grace: a custom resource whose kind serves a status subresource waits this long for its controller's first status. */
@@ -153,6 +156,7 @@ export function resolveApplyOptions(input: GuardInput): GuardedApplyOptions {
     imageCheck: input.imageCheck ?? DEFAULTS.imageCheck,
     insecureRegistries: input.insecureRegistries ?? [],
     ...(input.healthRules ? { healthRules: input.healthRules } : {}),
+    ...(input.analysis ? { analysis: input.analysis } : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import { fleetWaves, parseFleetRollback, planWaves } from '../run/fleet/fleet.js
 import type { FleetPlan } from '../model/fleet.js';
 import type { GuardedApplyOptions } from '../model/options.js';
 import type { HealthRules } from '../model/health-rules.js';
+import type { AnalysisConfig } from '../model/analysis.js';
 
 export interface RawApplyOptions {
   filename: string[];
@@ -67,6 +68,9 @@ export interface RawApplyOptions {
   healthRules?: string;
   /** That file's rules, read and parsed by the CLI entry (this module stays pure). */
   healthRulesFile?: HealthRules;
+  /** --analysis FILE, and the analysis the CLI entry read from it. */
+  analysis?: string;
+  analysisFile?: AnalysisConfig;
   /** Commander's --no-rollback: false when given. */
   rollback: boolean | string;
   /**
@@ -160,6 +164,7 @@ export function toApplyOptions(raw: RawApplyOptions, passThroughArgs: readonly s
     ...(raw.imageCheck === undefined ? {} : { imageCheck: raw.imageCheck === 'off' ? 'off' : 'on' }),
     ...(raw.insecureRegistry?.length ? { insecureRegistries: raw.insecureRegistry } : {}),
     healthRules: raw.healthRules === undefined ? undefined : raw.healthRulesFile,
+    ...(raw.analysisFile ? { analysis: raw.analysisFile } : {}),
   });
 }
 

@@ -12,7 +12,7 @@ const HEADERS: Record<Section, string> = {
   apply: 'kguard: kubectl apply and what it changed',
   preview: 'kguard: dry run: what the apply would do',
   watch: 'kguard: watch the changed workloads',
-  verify: 'kguard: verify (--verify, --verify-job) and bake (--bake)',
+  verify: 'kguard: verify (--verify, --verify-job), bake (--bake) and analysis (--analysis)',
   restore: 'kguard: restore what the apply changed',
 };
 
@@ -80,6 +80,8 @@ const SECTION_OF: Record<RunEventKind, Section | 'phase' | undefined> = {
   'bake-started': 'verify',
   baked: 'verify',
   'bake-failed': 'verify',
+  analysis: 'verify',
+  'analysis-verdict': 'verify',
   finished: undefined,
   kubectl: undefined,
 };
