@@ -3,6 +3,16 @@
 // parse is answered 400 with errorType "bad_data" (Prometheus docs, "HTTP API: Format overview";
 // web/api/v1/api.go returns errorBadData for a parse error). Pure.
 
+/** A bigger answer is refused: an analysis query returns a value, or a few series. */
+export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+
+/** Sends one GET and resolves with the status and body; rejects on a network failure or the deadline. */
+export type HttpGet = (
+  url: URL,
+  headers: Record<string, string>,
+  signal?: AbortSignal,
+) => Promise<{ status: number; body: string }>;
+
 /** One value of the answer: a series' labels ({} for a scalar) and its value (NaN kept: it means no data). */
 export interface Sample {
   labels: string;

@@ -11,10 +11,8 @@ import { rootCertificates } from 'node:tls';
 import { InputError } from '../errors.js';
 import { proxyFor } from '../manifests/download.js';
 import type { PrometheusProvider, SecretSource } from '../model/analysis.js';
-import { readAnswer, type PrometheusAnswer } from './answer.js';
+import { MAX_ANSWER_BYTES, readAnswer, type HttpGet, type PrometheusAnswer } from './answer.js';
 
-/** A bigger answer is refused: an analysis query returns a value, or a few series. */
-export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 
 export interface PrometheusClient {
   /** The query evaluated at `atMs` (epoch ms); never rejects: a network failure is an answer too. */
@@ -22,12 +20,6 @@ export interface PrometheusClient {
   close(): Promise<void>;
 }
 
-/** Sends one GET and resolves with the status and body; rejects on a network failure or the deadline. */
-export type HttpGet = (
-  url: URL,
-  headers: Record<string, string>,
-  signal?: AbortSignal,
-) => Promise<{ status: number; body: string }>;
 
 export function prometheusClient(provider: PrometheusProvider, env: NodeJS.ProcessEnv = process.env): PrometheusClient {
   const { headers, secrets } = credentials(provider, env);

@@ -3,8 +3,7 @@
 // image check's proxied transport does (images/proxied-transport.ts, whose note on undici's
 // reconnect loop holds here too: at the deadline the agent is destroyed and a new one made).
 import { EnvHttpProxyAgent, request } from 'undici';
-import type { HttpGet } from './prometheus.js';
-import { MAX_ANSWER_BYTES } from './prometheus.js';
+import { MAX_ANSWER_BYTES, type HttpGet } from './answer.js';
 
 export function proxiedGet(timeoutMs: number, env: NodeJS.ProcessEnv, ca: string | undefined): { get: HttpGet; close(): Promise<void> } {
   const tls = ca ? { ca } : {};

@@ -12,7 +12,7 @@ const HEADERS: Record<Section, string> = {
   apply: 'kguard: kubectl apply and what it changed',
   preview: 'kguard: dry run: what the apply would do',
   watch: 'kguard: watch the changed workloads',
-  verify: 'kguard: verify (--verify, --verify-job), bake (--bake) and analysis (--analysis)',
+  verify: 'kguard: verify (--verify, --verify-job) and bake (--bake)',
   restore: 'kguard: restore what the apply changed',
 };
 
