@@ -37,7 +37,11 @@ export function readAnswer(status: number, body: string): PrometheusAnswer {
   try {
     envelope = JSON.parse(body) as Envelope;
   } catch {
-    return { ok: false, badQuery: false, message: `it answered HTTP ${status} that is not Prometheus's JSON (${firstLine(body)})` };
+    return {
+      ok: false,
+      badQuery: false,
+      message: `it answered HTTP ${status} that is not Prometheus's JSON (${firstLine(body)})`,
+    };
   }
   if (envelope.status !== 'success') {
     const badQuery = envelope.errorType === 'bad_data';
@@ -50,7 +54,11 @@ export function readAnswer(status: number, body: string): PrometheusAnswer {
   const samples = samplesOf(envelope.data);
   return samples
     ? { ok: true, samples }
-    : { ok: false, badQuery: false, message: `its answer holds no number (resultType ${envelope.data?.resultType ?? 'none'})` };
+    : {
+        ok: false,
+        badQuery: false,
+        message: `its answer holds no number (resultType ${envelope.data?.resultType ?? 'none'})`,
+      };
 }
 
 function samplesOf(data: Envelope['data']): Sample[] | undefined {

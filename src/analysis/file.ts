@@ -68,7 +68,9 @@ export function parseAnalysis(text: string, file: string): AnalysisConfig {
   const metrics = read.metrics.map((metric): MetricCheck => {
     const where = `--analysis ${file}: metric ${JSON.stringify(metric.name)}`;
     if (names.has(metric.name))
-      throw new InputError(`--analysis ${file}: two metrics are named ${JSON.stringify(metric.name)}; give each its own name.`);
+      throw new InputError(
+        `--analysis ${file}: two metrics are named ${JSON.stringify(metric.name)}; give each its own name.`,
+      );
     names.add(metric.name);
     const unknown = unknownVariables(metric.query);
     if (unknown.length > 0)
@@ -79,13 +81,17 @@ export function parseAnalysis(text: string, file: string): AnalysisConfig {
     if (threshold?.min !== undefined && threshold.max !== undefined && threshold.min > threshold.max)
       throw new InputError(`${where}: threshold.min ${threshold.min} is above threshold.max ${threshold.max}.`);
     const intervalMs = parseDuration(String(metric.interval), `${where}: interval`);
-    if (intervalMs < 1000) throw new InputError(`${where}: interval ${metric.interval} is under 1s; Prometheus is asked at most once a second per metric.`);
+    if (intervalMs < 1000)
+      throw new InputError(
+        `${where}: interval ${metric.interval} is under 1s; Prometheus is asked at most once a second per metric.`,
+      );
     return {
       name: metric.name,
       query: metric.query,
       intervalMs,
       ...(metric.count === undefined ? {} : { count: metric.count }),
-      initialDelayMs: metric.initialDelay === undefined ? 0 : parseDuration(String(metric.initialDelay), `${where}: initialDelay`),
+      initialDelayMs:
+        metric.initialDelay === undefined ? 0 : parseDuration(String(metric.initialDelay), `${where}: initialDelay`),
       failureLimit: metric.failureLimit ?? 0,
       inconclusiveLimit: metric.inconclusiveLimit ?? 0,
       noData: metric.noData ?? 'inconclusive',
@@ -126,7 +132,10 @@ function ruleOf(metric: AnalysisFile['metrics'][number]): MetricRule {
 
 /** The oneOf between threshold and previous: said once, plainly, by say(). */
 function isRuleChoice(error: ErrorObject): boolean {
-  return error.keyword === 'required' && /threshold|previous/.test(String((error.params as { missingProperty?: string }).missingProperty));
+  return (
+    error.keyword === 'required' &&
+    /threshold|previous/.test(String((error.params as { missingProperty?: string }).missingProperty))
+  );
 }
 
 const METRIC_ITEM = /^\/metrics\/\d+$/;

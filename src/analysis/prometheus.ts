@@ -13,13 +13,11 @@ import { proxyFor } from '../manifests/download.js';
 import type { PrometheusProvider, SecretSource } from '../model/analysis.js';
 import { MAX_ANSWER_BYTES, readAnswer, type HttpGet, type PrometheusAnswer } from './answer.js';
 
-
 export interface PrometheusClient {
   /** The query evaluated at `atMs` (epoch ms); never rejects: a network failure is an answer too. */
   query(promql: string, atMs: number, signal?: AbortSignal): Promise<PrometheusAnswer>;
   close(): Promise<void>;
 }
-
 
 export function prometheusClient(provider: PrometheusProvider, env: NodeJS.ProcessEnv = process.env): PrometheusClient {
   const { headers, secrets } = credentials(provider, env);
@@ -72,7 +70,10 @@ export function secretValues(provider: PrometheusProvider, env: NodeJS.ProcessEn
   return credentials(provider, env).secrets;
 }
 
-function credentials(provider: PrometheusProvider, env: NodeJS.ProcessEnv): { headers: Record<string, string>; secrets: string[] } {
+function credentials(
+  provider: PrometheusProvider,
+  env: NodeJS.ProcessEnv,
+): { headers: Record<string, string>; secrets: string[] } {
   if (provider.bearerToken) {
     const token = secretOf(provider.bearerToken, 'prometheus.bearerToken', env);
     return { headers: { authorization: `Bearer ${token}` }, secrets: [token] };
@@ -88,7 +89,10 @@ function credentials(provider: PrometheusProvider, env: NodeJS.ProcessEnv): { he
 function secretOf(source: SecretSource, field: string, env: NodeJS.ProcessEnv): string {
   if ('env' in source) {
     const value = env[source.env];
-    if (!value) throw new InputError(`--analysis: ${field} names the environment variable ${source.env}, which is not set; set it, or give a file.`);
+    if (!value)
+      throw new InputError(
+        `--analysis: ${field} names the environment variable ${source.env}, which is not set; set it, or give a file.`,
+      );
     return value.trim();
   }
   try {
@@ -97,7 +101,9 @@ function secretOf(source: SecretSource, field: string, env: NodeJS.ProcessEnv): 
     throw new InputError(`--analysis: ${field} names ${source.file}, which is empty; put the credential in it.`);
   } catch (error) {
     if (error instanceof InputError) throw error;
-    throw new InputError(`--analysis: ${field} names ${source.file}, which kguard cannot read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'}).`);
+    throw new InputError(
+      `--analysis: ${field} names ${source.file}, which kguard cannot read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'}).`,
+    );
   }
 }
 
@@ -105,7 +111,9 @@ function readCa(file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (error) {
-    throw new InputError(`--analysis: prometheus.tls.caFile ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'}); give a PEM file.`);
+    throw new InputError(
+      `--analysis: prometheus.tls.caFile ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'}); give a PEM file.`,
+    );
   }
 }
 
@@ -113,8 +121,10 @@ function readCa(file: string): string {
 function direct(timeoutMs: number, ca: string | undefined): { get: HttpGet; close(): Promise<void> } {
   const agents = {
     http: new http.Agent({ keepAlive: true }),
-    https: new https.Agent({ keepAlive: true, // Node's `ca` replaces the bundled roots: they stay trusted beside the CA file.
-      ...(ca ? { ca: [...rootCertificates, ca] } : {}), }),
+    https: new https.Agent({
+      keepAlive: true, // Node's `ca` replaces the bundled roots: they stay trusted beside the CA file.
+      ...(ca ? { ca: [...rootCertificates, ca] } : {}),
+    }),
   };
   const get: HttpGet = (url, headers, stop) =>
     new Promise((resolve, reject) => {
@@ -132,7 +142,9 @@ function direct(timeoutMs: number, ca: string | undefined): { get: HttpGet; clos
             body += chunk;
             if (body.length > MAX_ANSWER_BYTES) {
               response.destroy();
-              reject(new Error(`its answer passed ${MAX_ANSWER_BYTES / 1024 / 1024} MiB; aggregate in the query (sum by …)`));
+              reject(
+                new Error(`its answer passed ${MAX_ANSWER_BYTES / 1024 / 1024} MiB; aggregate in the query (sum by …)`),
+              );
             }
           });
           response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));

@@ -5,7 +5,11 @@
 import { EnvHttpProxyAgent, request } from 'undici';
 import { MAX_ANSWER_BYTES, type HttpGet } from './answer.js';
 
-export function proxiedGet(timeoutMs: number, env: NodeJS.ProcessEnv, ca: string | undefined): { get: HttpGet; close(): Promise<void> } {
+export function proxiedGet(
+  timeoutMs: number,
+  env: NodeJS.ProcessEnv,
+  ca: string | undefined,
+): { get: HttpGet; close(): Promise<void> } {
   const tls = ca ? { ca } : {};
   const newAgent = () =>
     new EnvHttpProxyAgent({
@@ -23,7 +27,8 @@ export function proxiedGet(timeoutMs: number, env: NodeJS.ProcessEnv, ca: string
     let body = '';
     for await (const chunk of response.body) {
       body += (chunk as Buffer).toString('utf8');
-      if (body.length > MAX_ANSWER_BYTES) throw new Error(`its answer passed ${MAX_ANSWER_BYTES / 1024 / 1024} MiB; aggregate in the query (sum by …)`);
+      if (body.length > MAX_ANSWER_BYTES)
+        throw new Error(`its answer passed ${MAX_ANSWER_BYTES / 1024 / 1024} MiB; aggregate in the query (sum by …)`);
     }
     return { status: response.statusCode, body };
   };

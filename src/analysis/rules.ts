@@ -20,7 +20,11 @@ interface Judged {
 }
 
 /** One evaluation from Prometheus's answer (and, under `previous`, its answer at the apply's moment). */
-export function evaluate(place: EvaluationPlace, answer: PrometheusAnswer, baseline?: PrometheusAnswer): AnalysisEvaluation {
+export function evaluate(
+  place: EvaluationPlace,
+  answer: PrometheusAnswer,
+  baseline?: PrometheusAnswer,
+): AnalysisEvaluation {
   const { check } = place;
   const base = {
     metric: check.name,
@@ -32,17 +36,26 @@ export function evaluate(place: EvaluationPlace, answer: PrometheusAnswer, basel
     elapsedMs: place.elapsedMs,
   };
   const expectation = describeRule(check.rule);
-  if (!answer.ok)
-    return { ...base, result: 'inconclusive', expectation, detail: `Prometheus: ${answer.message}` };
+  if (!answer.ok) return { ...base, result: 'inconclusive', expectation, detail: `Prometheus: ${answer.message}` };
   if (check.rule.type === 'previous' && baseline && !baseline.ok)
-    return { ...base, result: 'inconclusive', expectation, detail: `Prometheus, at the apply's moment: ${baseline.message}` };
+    return {
+      ...base,
+      result: 'inconclusive',
+      expectation,
+      detail: `Prometheus, at the apply's moment: ${baseline.message}`,
+    };
   const samples = answer.samples.filter((sample) => !Number.isNaN(sample.value));
   if (samples.length === 0) return noData(base, expectation, check, 'no data: the query returned no value');
   let worst: { sample: Sample; judged: Judged; previous?: number } | undefined;
   for (const sample of samples) {
     const previous = check.rule.type === 'previous' ? baselineFor(sample, samples.length, baseline) : undefined;
     if (check.rule.type === 'previous' && previous === undefined)
-      return noData(base, expectation, check, `no data at the apply's moment for ${sample.labels}: nothing to compare with`);
+      return noData(
+        base,
+        expectation,
+        check,
+        `no data at the apply's moment for ${sample.labels}: nothing to compare with`,
+      );
     const judged = judge(check.rule, sample.value, previous);
     if (!worst || (worst.judged.passed && !judged.passed)) worst = { sample, judged, previous };
   }
@@ -71,7 +84,9 @@ function noData(
 function baselineFor(sample: Sample, count: number, baseline: PrometheusAnswer | undefined): number | undefined {
   if (!baseline?.ok) return undefined;
   const values = baseline.samples.filter((candidate) => !Number.isNaN(candidate.value));
-  const match = values.find((candidate) => candidate.labels === sample.labels) ?? (count === 1 && values.length === 1 ? values[0] : undefined);
+  const match =
+    values.find((candidate) => candidate.labels === sample.labels) ??
+    (count === 1 && values.length === 1 ? values[0] : undefined);
   return match?.value;
 }
 
@@ -85,7 +100,9 @@ export function judge(rule: MetricRule, value: number, previous?: number): Judge
   const max = rule.deviation === 'lower' ? undefined : before + slack;
   const min = rule.deviation === 'higher' ? undefined : before - slack;
   const passed = (min === undefined || value >= min) && (max === undefined || value <= max);
-  const bounds = [min === undefined ? '' : `≥ ${round(min)}`, max === undefined ? '' : `≤ ${round(max)}`].filter(Boolean).join(' and ');
+  const bounds = [min === undefined ? '' : `≥ ${round(min)}`, max === undefined ? '' : `≤ ${round(max)}`]
+    .filter(Boolean)
+    .join(' and ');
   return { passed, expectation: `${bounds} (${round(before)} at the apply's moment, ${describeAllowance(rule)})` };
 }
 
@@ -128,7 +145,12 @@ export function tallied(tally: Tally, evaluation: AnalysisEvaluation): Tally {
  * (`done`), else undefined (it goes on). `once`: the short form after the rollout (no --bake),
  * a single evaluation whose verdict is final, so no limit applies.
  */
-export function metricVerdict(check: MetricCheck, tally: Tally, done: boolean, once = false): AnalysisVerdict | undefined {
+export function metricVerdict(
+  check: MetricCheck,
+  tally: Tally,
+  done: boolean,
+  once = false,
+): AnalysisVerdict | undefined {
   const failureLimit = once ? 0 : check.failureLimit;
   const inconclusiveLimit = once ? 0 : check.inconclusiveLimit;
   if (tally.failures > failureLimit) return 'failed';

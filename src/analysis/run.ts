@@ -6,7 +6,13 @@
 // queries.
 import type { Clock } from '../clock.js';
 import type { Reporter } from '../model/events.js';
-import type { AnalysisConfig, AnalysisEvaluation, AnalysisFacts, AnalysisOutcome, MetricCheck } from '../model/analysis.js';
+import type {
+  AnalysisConfig,
+  AnalysisEvaluation,
+  AnalysisFacts,
+  AnalysisOutcome,
+  MetricCheck,
+} from '../model/analysis.js';
 import type { PrometheusClient } from './prometheus.js';
 import { EMPTY_TALLY, evaluate, metricVerdict, tallied, type Tally } from './rules.js';
 import { renderQuery } from './template.js';

@@ -96,7 +96,8 @@ export const ANALYSIS_SCHEMA = {
           inconclusiveLimit: {
             type: 'integer',
             minimum: 0,
-            description: 'Inconclusive evaluations tolerated (Prometheus unreachable, an error); one more ends the run for a person (default 0).',
+            description:
+              'Inconclusive evaluations tolerated (Prometheus unreachable, an error); one more ends the run for a person (default 0).',
           },
           noData: {
             enum: ['fail', 'pass', 'inconclusive'],

@@ -36,7 +36,10 @@ export function analysisOutcome(
   const window = `in the window ${clockTime(decisive.windowStart)}–${clockTime(decisive.at)}`;
   const place = `evaluation ${decisive.index}${decisive.of ? ` of ${decisive.of}` : ''}`;
   if (tally.verdict === 'failed') {
-    const value = decisive.value === undefined ? (decisive.detail ?? 'no value') : `= ${round(decisive.value)}${decisive.series ? ` for ${decisive.series}` : ''}`;
+    const value =
+      decisive.value === undefined
+        ? (decisive.detail ?? 'no value')
+        : `= ${round(decisive.value)}${decisive.series ? ` for ${decisive.series}` : ''}`;
     return {
       ...base,
       verdict: 'failed',

@@ -184,7 +184,10 @@ export function buildProgram(name: string, words: readonly string[], handlers: P
       '--health-rules <file>',
       'health rules for custom resources (JSON or YAML, schema/health-rules.schema.json), over the built-in table',
     )
-    .option('--analysis <file>', 'Prometheus queries that judge the release during --bake (YAML or JSON, schema/analysis.schema.json)')
+    .option(
+      '--analysis <file>',
+      'Prometheus queries that judge the release during --bake (YAML or JSON, schema/analysis.schema.json)',
+    )
     .option(
       '--log-lines <n>',
       "how many of a failing container's last lines to print (the JSON report has up to 50)",

@@ -101,7 +101,11 @@ export async function bake(
         break;
       }
       const wait = Math.max(0, Math.min(run.pollIntervalMs, run.durationMs - elapsed, nextCheckAt - deps.clock.now()));
-      await Promise.race([source.changed(wait), ...(checking ? [checking] : []), ...(analysing && !analysed ? [analysing] : [])]);
+      await Promise.race([
+        source.changed(wait),
+        ...(checking ? [checking] : []),
+        ...(analysing && !analysed ? [analysing] : []),
+      ]);
     }
   } finally {
     // A bake ended by anything else stops the analysis's evaluations still to come.

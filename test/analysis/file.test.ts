@@ -24,7 +24,9 @@ metrics:
 
 describe('parseAnalysis', () => {
   it('the shipped schema file is the one kguard validates with', () => {
-    const shipped = JSON.parse(readFileSync(new URL('../../schema/analysis.schema.json', import.meta.url), 'utf8')) as unknown;
+    const shipped = JSON.parse(
+      readFileSync(new URL('../../schema/analysis.schema.json', import.meta.url), 'utf8'),
+    ) as unknown;
     expect(shipped).toEqual(JSON.parse(JSON.stringify(ANALYSIS_SCHEMA)));
   });
 
@@ -91,13 +93,21 @@ describe('parseAnalysis', () => {
     expect(refusal(minimal.replace(', threshold: {min: 0, max: 0.05}', ''))).toMatch(
       /\/ci\/analysis\.yaml does not follow schema\/analysis\.schema\.json: \/metrics\/0 needs exactly one rule: threshold or previous/,
     );
-    expect(refusal(minimal.replace('threshold:', 'previous: {deviation: higher}, threshold:'))).toMatch(/needs exactly one rule/);
+    expect(refusal(minimal.replace('threshold:', 'previous: {deviation: higher}, threshold:'))).toMatch(
+      /needs exactly one rule/,
+    );
   });
 
   it('refuses a user and password in the address, an unknown field, and a credential written in the file', () => {
-    expect(refusal(minimal.replace('http://prometheus', 'http://ci:hunter2@prometheus'))).toMatch(/\/prometheus\/address must match pattern/);
-    expect(refusal(minimal.replace('threshold:', 'successCondition: "x", threshold:'))).toMatch(/unknown field "successCondition"/);
-    expect(refusal(minimal.replace('address:', 'bearerToken: "abc", address:'))).toMatch(/\/prometheus\/bearerToken must be object/);
+    expect(refusal(minimal.replace('http://prometheus', 'http://ci:hunter2@prometheus'))).toMatch(
+      /\/prometheus\/address must match pattern/,
+    );
+    expect(refusal(minimal.replace('threshold:', 'successCondition: "x", threshold:'))).toMatch(
+      /unknown field "successCondition"/,
+    );
+    expect(refusal(minimal.replace('address:', 'bearerToken: "abc", address:'))).toMatch(
+      /\/prometheus\/bearerToken must be object/,
+    );
   });
 
   it('refuses an unknown variable in a query, naming the ones there are', () => {
@@ -108,7 +118,9 @@ describe('parseAnalysis', () => {
 
   it('refuses two metrics of one name, min above max, an interval under a second, and a file that is not YAML', () => {
     expect(refusal(`${minimal}${minimal.split('\n')[2]}\n`)).toMatch(/two metrics are named "errors"/);
-    expect(refusal(minimal.replace('min: 0, max: 0.05', 'min: 1, max: 0.05'))).toMatch(/threshold\.min 1 is above threshold\.max 0\.05/);
+    expect(refusal(minimal.replace('min: 0, max: 0.05', 'min: 1, max: 0.05'))).toMatch(
+      /threshold\.min 1 is above threshold\.max 0\.05/,
+    );
     expect(refusal(minimal.replace('interval: 30s', 'interval: 500ms'))).toMatch(/interval 500ms is under 1s/);
     expect(refusal('metrics: [')).toMatch(/--analysis \/ci\/analysis\.yaml: not JSON or YAML/);
   });

@@ -17,7 +17,9 @@ afterEach(async () => {
   }
 });
 
-async function serve(answer: (request: IncomingMessage) => { status: number; body: string } | 'hang'): Promise<{ address: string; seen: IncomingMessage[] }> {
+async function serve(
+  answer: (request: IncomingMessage) => { status: number; body: string } | 'hang',
+): Promise<{ address: string; seen: IncomingMessage[] }> {
   const seen: IncomingMessage[] = [];
   const server = createServer((request, response) => {
     seen.push(request);
@@ -30,12 +32,18 @@ async function serve(answer: (request: IncomingMessage) => { status: number; bod
   return { address: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
 }
 
-const success = { status: 200, body: '{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"0.5"]}]}}' };
+const success = {
+  status: 200,
+  body: '{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"0.5"]}]}}',
+};
 
 describe('prometheusClient', () => {
   it('asks /api/v1/query with the query and the time, and sends the bearer token read from the environment', async () => {
     const { address, seen } = await serve(() => success);
-    const client = prometheusClient({ address, timeoutMs: 2000, bearerToken: { env: 'PROM_TOKEN' } }, { PROM_TOKEN: 'tok-123\n' });
+    const client = prometheusClient(
+      { address, timeoutMs: 2000, bearerToken: { env: 'PROM_TOKEN' } },
+      { PROM_TOKEN: 'tok-123\n' },
+    );
     const answer = await client.query('sum(rate(x[1m]))', 1_800_000_000_500);
     await client.close();
     expect(answer).toEqual({ ok: true, samples: [{ labels: '{}', value: 0.5 }] });
@@ -52,7 +60,10 @@ describe('prometheusClient', () => {
     try {
       await writeFile(join(dir, 'password'), 's3cret\n');
       const { address, seen } = await serve(() => success);
-      const client = prometheusClient({ address, timeoutMs: 2000, basicAuth: { username: 'ci', password: { file: join(dir, 'password') } } }, {});
+      const client = prometheusClient(
+        { address, timeoutMs: 2000, basicAuth: { username: 'ci', password: { file: join(dir, 'password') } } },
+        {},
+      );
       await client.query('up', Date.now());
       await client.close();
       expect(seen[0]!.headers.authorization).toBe(`Basic ${Buffer.from('ci:s3cret').toString('base64')}`);
@@ -66,13 +77,21 @@ describe('prometheusClient', () => {
     const client = prometheusClient({ address, timeoutMs: 300 }, {});
     const answer = await client.query('up', Date.now());
     await client.close();
-    expect(answer).toEqual({ ok: false, badQuery: false, message: `${address} did not answer (no answer within 0.3s)` });
+    expect(answer).toEqual({
+      ok: false,
+      badQuery: false,
+      message: `${address} did not answer (no answer within 0.3s)`,
+    });
   });
 
   it('says a refused connection in one line, and never a credential, even one Prometheus echoes', async () => {
     const { address } = await serve((request) => ({
       status: 401,
-      body: JSON.stringify({ status: 'error', errorType: 'unauthorized', error: `bad token ${request.headers.authorization}` }),
+      body: JSON.stringify({
+        status: 'error',
+        errorType: 'unauthorized',
+        error: `bad token ${request.headers.authorization}`,
+      }),
     }));
     const client = prometheusClient({ address, timeoutMs: 2000, bearerToken: { env: 'T' } }, { T: 'tok-secret-9' });
     const echoed = await client.query('up', Date.now());
@@ -81,12 +100,19 @@ describe('prometheusClient', () => {
     const refused = prometheusClient({ address: 'http://127.0.0.1:9', timeoutMs: 2000 }, {});
     const answer = await refused.query('up', Date.now());
     await refused.close();
-    expect(answer).toMatchObject({ ok: false, message: expect.stringMatching(/^http:\/\/127\.0\.0\.1:9 did not answer \(.*ECONNREFUSED/) });
+    expect(answer).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^http:\/\/127\.0\.0\.1:9 did not answer \(.*ECONNREFUSED/),
+    });
   });
 
   it('refuses a credential it cannot read, naming where it looked', () => {
-    expect(() => prometheusClient({ address: 'http://p:9090', timeoutMs: 1000, bearerToken: { env: 'MISSING' } }, {})).toThrow(
-      new InputError('--analysis: prometheus.bearerToken names the environment variable MISSING, which is not set; set it, or give a file.'),
+    expect(() =>
+      prometheusClient({ address: 'http://p:9090', timeoutMs: 1000, bearerToken: { env: 'MISSING' } }, {}),
+    ).toThrow(
+      new InputError(
+        '--analysis: prometheus.bearerToken names the environment variable MISSING, which is not set; set it, or give a file.',
+      ),
     );
   });
 });

@@ -24,7 +24,14 @@ const check: MetricCheck = {
   noData: 'inconclusive',
   rule: { type: 'threshold', max: 0.05 },
 };
-const place = { check, query: 'q', index: 2, at: '2026-12-07T16:31:05.000Z', windowStart: '2026-12-07T16:30:55.000Z', elapsedMs: 4 };
+const place = {
+  check,
+  query: 'q',
+  index: 2,
+  at: '2026-12-07T16:31:05.000Z',
+  windowStart: '2026-12-07T16:30:55.000Z',
+  elapsedMs: 4,
+};
 
 describe('readAnswer', () => {
   it('reads a vector, a scalar and a range selector as samples, NaN kept', () => {
@@ -36,17 +43,23 @@ describe('readAnswer', () => {
       expect.stringMatching(/^\{code="500",/),
     ]);
     const matrix = fixture('matrix');
-    expect(matrix.ok && matrix.samples).toEqual([{ labels: expect.stringContaining('__name__="app_latency_seconds"'), value: 0.1 }]);
+    expect(matrix.ok && matrix.samples).toEqual([
+      { labels: expect.stringContaining('__name__="app_latency_seconds"'), value: 0.1 },
+    ]);
     expect(fixture('vector-nan')).toEqual({ ok: true, samples: [{ labels: '{}', value: Number.NaN }] });
   });
 
-  it("tells a query Prometheus cannot parse (400 bad_data) from one it cannot execute (422)", () => {
+  it('tells a query Prometheus cannot parse (400 bad_data) from one it cannot execute (422)', () => {
     expect(fixture('bad-data-parse')).toEqual({
       ok: false,
       badQuery: true,
       message: 'bad_data: invalid parameter "query": 1:33: parse error: unclosed left parenthesis',
     });
-    expect(fixture('execution-error')).toMatchObject({ ok: false, badQuery: false, message: expect.stringMatching(/^execution: found duplicate series/) });
+    expect(fixture('execution-error')).toMatchObject({
+      ok: false,
+      badQuery: false,
+      message: expect.stringMatching(/^execution: found duplicate series/),
+    });
     expect(readAnswer(502, '<html>Bad Gateway</html>')).toEqual({
       ok: false,
       badQuery: false,
@@ -57,35 +70,54 @@ describe('readAnswer', () => {
 
 describe('evaluate', () => {
   it('fails a value above the threshold and passes one within it', () => {
-    expect(evaluate(place, fixture('vector-one'))).toMatchObject({ result: 'failed', value: 0.09090909090909091, expectation: '≤ 0.05', index: 2, of: 3 });
-    expect(evaluate({ ...place, check: { ...check, rule: { type: 'threshold', min: 0, max: 0.1 } } }, fixture('vector-one'))).toMatchObject({
+    expect(evaluate(place, fixture('vector-one'))).toMatchObject({
+      result: 'failed',
+      value: 0.09090909090909091,
+      expectation: '≤ 0.05',
+      index: 2,
+      of: 3,
+    });
+    expect(
+      evaluate({ ...place, check: { ...check, rule: { type: 'threshold', min: 0, max: 0.1 } } }, fixture('vector-one')),
+    ).toMatchObject({
       result: 'passed',
       expectation: 'between 0 and 0.1',
     });
   });
 
   it('judges every series and reports the one that fails, with its labels', () => {
-    const evaluation = evaluate({ ...place, check: { ...check, rule: { type: 'threshold', max: 50 } } }, fixture('vector-two-series'));
+    const evaluation = evaluate(
+      { ...place, check: { ...check, rule: { type: 'threshold', max: 50 } } },
+      fixture('vector-two-series'),
+    );
     expect(evaluation).toMatchObject({ result: 'failed', value: 100, series: expect.stringContaining('code="200"') });
   });
 
   it('says no data (an empty vector or NaN) as the metric says: fail, pass or inconclusive', () => {
     for (const name of ['vector-empty', 'vector-nan']) {
-      expect(evaluate(place, fixture(name))).toMatchObject({ result: 'inconclusive', detail: 'no data: the query returned no value (noData: inconclusive)' });
+      expect(evaluate(place, fixture(name))).toMatchObject({
+        result: 'inconclusive',
+        detail: 'no data: the query returned no value (noData: inconclusive)',
+      });
       expect(evaluate({ ...place, check: { ...check, noData: 'fail' } }, fixture(name)).result).toBe('failed');
       expect(evaluate({ ...place, check: { ...check, noData: 'pass' } }, fixture(name)).result).toBe('passed');
     }
   });
 
   it('counts an error of Prometheus as inconclusive, with its message', () => {
-    expect(evaluate(place, { ok: false, badQuery: false, message: 'http://p:9090 did not answer (ECONNREFUSED)' })).toMatchObject({
+    expect(
+      evaluate(place, { ok: false, badQuery: false, message: 'http://p:9090 did not answer (ECONNREFUSED)' }),
+    ).toMatchObject({
       result: 'inconclusive',
       detail: 'Prometheus: http://p:9090 did not answer (ECONNREFUSED)',
     });
   });
 
   it('compares with the same query at the apply moment under previous', () => {
-    const previous = { ...check, rule: { type: 'previous' as const, deviation: 'higher' as const, tolerance: 0.5, margin: 0 } };
+    const previous = {
+      ...check,
+      rule: { type: 'previous' as const, deviation: 'higher' as const, tolerance: 0.5, margin: 0 },
+    };
     const before = { ok: true as const, samples: [{ labels: '{}', value: 0.1 }] };
     const twice = { ok: true as const, samples: [{ labels: '{}', value: 0.2 }] };
     expect(evaluate({ ...place, check: previous }, twice, before)).toMatchObject({
@@ -104,12 +136,20 @@ describe('evaluate', () => {
 
 describe('judge', () => {
   it('previous: higher fails only a rise, lower only a fall, either both; margin is absolute', () => {
-    const rule = (deviation: 'higher' | 'lower' | 'either', margin = 0) => ({ type: 'previous' as const, deviation, tolerance: 0.2, margin });
+    const rule = (deviation: 'higher' | 'lower' | 'either', margin = 0) => ({
+      type: 'previous' as const,
+      deviation,
+      tolerance: 0.2,
+      margin,
+    });
     expect(judge(rule('higher'), 1.3, 1).passed).toBe(false);
     expect(judge(rule('higher'), 0.1, 1).passed).toBe(true);
     expect(judge(rule('lower'), 0.7, 1).passed).toBe(false);
     expect(judge(rule('lower'), 5, 1).passed).toBe(true);
-    expect(judge(rule('either'), 0.7, 1)).toEqual({ passed: false, expectation: "≥ 0.8 and ≤ 1.2 (1 at the apply's moment, ±20% allowed)" });
+    expect(judge(rule('either'), 0.7, 1)).toEqual({
+      passed: false,
+      expectation: "≥ 0.8 and ≤ 1.2 (1 at the apply's moment, ±20% allowed)",
+    });
     // Zero errors before: a relative tolerance allows nothing; the margin allows a little.
     expect(judge(rule('higher'), 0.01, 0).passed).toBe(false);
     expect(judge(rule('higher', 0.02), 0.01, 0).passed).toBe(true);
@@ -140,8 +180,15 @@ describe('analysisOutcome', () => {
     const decisive = evaluate(place, fixture('vector-one'));
     const outcome = analysisOutcome(
       [
-        { tally: { name: 'latency', query: 'l', verdict: 'stopped', evaluations: 1, failures: 0, inconclusive: 0 }, failureLimit: 0 },
-        { tally: { name: 'error-ratio', query: 'q', verdict: 'failed', evaluations: 2, failures: 1, inconclusive: 0 }, decisive, failureLimit: 0 },
+        {
+          tally: { name: 'latency', query: 'l', verdict: 'stopped', evaluations: 1, failures: 0, inconclusive: 0 },
+          failureLimit: 0,
+        },
+        {
+          tally: { name: 'error-ratio', query: 'q', verdict: 'failed', evaluations: 2, failures: 1, inconclusive: 0 },
+          decisive,
+          failureLimit: 0,
+        },
       ],
       [decisive],
       { during: 'bake', elapsedMs: 20_000, source: 'analysis.yaml' },
@@ -155,12 +202,27 @@ describe('analysisOutcome', () => {
   it('is inconclusive (never a pass) when a metric could not be judged', () => {
     const decisive = evaluate(place, { ok: false, badQuery: false, message: 'x did not answer (ECONNREFUSED)' });
     const outcome = analysisOutcome(
-      [{ tally: { name: 'error-ratio', query: 'q', verdict: 'inconclusive', evaluations: 2, failures: 0, inconclusive: 1 }, decisive, failureLimit: 0 }],
+      [
+        {
+          tally: {
+            name: 'error-ratio',
+            query: 'q',
+            verdict: 'inconclusive',
+            evaluations: 2,
+            failures: 0,
+            inconclusive: 1,
+          },
+          decisive,
+          failureLimit: 0,
+        },
+      ],
       [decisive],
       { during: 'bake', elapsedMs: 1, source: 'analysis.yaml' },
     );
     expect(outcome.verdict).toBe('inconclusive');
-    expect(outcome.summary).toMatch(/^analysis inconclusive: metric error-ratio: `q` could not be judged \(Prometheus: x did not answer \(ECONNREFUSED\)\)/);
+    expect(outcome.summary).toMatch(
+      /^analysis inconclusive: metric error-ratio: `q` could not be judged \(Prometheus: x did not answer \(ECONNREFUSED\)\)/,
+    );
     expect(outcome.nextStep).toMatch(/nothing was restored/);
   });
 });

@@ -42,12 +42,21 @@ function metric(overrides: Partial<MetricCheck> = {}): MetricCheck {
   };
 }
 
-const config = (...metrics: MetricCheck[]): AnalysisConfig => ({ source: 'a.yaml', prometheus: { address: 'http://p:9090', timeoutMs: 1000 }, metrics });
+const config = (...metrics: MetricCheck[]): AnalysisConfig => ({
+  source: 'a.yaml',
+  prometheus: { address: 'http://p:9090', timeoutMs: 1000 },
+  metrics,
+});
 
 function run(analysis: AnalysisConfig, client: PrometheusClient, options = { durationMs: 60_000, once: false }) {
   const clock = new FakeClock(0);
   const reporter = new RecordingReporter();
-  const running = startAnalysis(analysis, facts, options, { clock, reporter, prometheus: client, wallNow: () => APPLIED + 5000 + clock.now() });
+  const running = startAnalysis(analysis, facts, options, {
+    clock,
+    reporter,
+    prometheus: client,
+    wallNow: () => APPLIED + 5000 + clock.now(),
+  });
   return { running, reporter, clock };
 }
 
@@ -56,7 +65,10 @@ describe('startAnalysis', () => {
     const { client, asked } = scripted([0.01, 0.02, 0.03]);
     const { running, reporter } = run(config(metric()), client);
     const outcome = await running.ended;
-    expect(outcome).toMatchObject({ verdict: 'passed', metrics: [{ name: 'errors', verdict: 'passed', evaluations: 3, failures: 0 }] });
+    expect(outcome).toMatchObject({
+      verdict: 'passed',
+      metrics: [{ name: 'errors', verdict: 'passed', evaluations: 3, failures: 0 }],
+    });
     expect(asked.map((question) => question.at - APPLIED)).toEqual([5000, 15_000, 25_000]);
     expect(asked[0]!.query).toBe('sum(rate(x{namespace="shop"}[10s]))');
     expect(reporter.kinds()).toEqual(['analysis', 'analysis', 'analysis', 'analysis-verdict']);
@@ -67,12 +79,17 @@ describe('startAnalysis', () => {
     const { running } = run(config(metric({ count: 5, failureLimit: 1 })), client);
     const outcome = await running.ended;
     expect(outcome).toMatchObject({ verdict: 'failed', metric: 'errors', metrics: [{ evaluations: 3, failures: 2 }] });
-    expect(outcome.summary).toMatch(/^analysis failed: metric errors: `sum\(rate\(x\{namespace="shop"\}\[10s\]\)\)` = 0\.3, expected ≤ 0\.05, in the window .* \(evaluation 3 of 5; 2 failed, failureLimit 1\)$/);
+    expect(outcome.summary).toMatch(
+      /^analysis failed: metric errors: `sum\(rate\(x\{namespace="shop"\}\[10s\]\)\)` = 0\.3, expected ≤ 0\.05, in the window .* \(evaluation 3 of 5; 2 failed, failureLimit 1\)$/,
+    );
   });
 
   it('ends inconclusive at the first unanswered query, and stops the other metrics', async () => {
     const { client } = scripted(['down']);
-    const { running, reporter } = run(config(metric({ name: 'a', intervalMs: 5000 }), metric({ name: 'b', initialDelayMs: 30_000 })), client);
+    const { running, reporter } = run(
+      config(metric({ name: 'a', intervalMs: 5000 }), metric({ name: 'b', initialDelayMs: 30_000 })),
+      client,
+    );
     const outcome = await running.ended;
     expect(outcome.verdict).toBe('inconclusive');
     expect(outcome.metrics.map((tally) => [tally.name, tally.verdict])).toEqual([
@@ -84,7 +101,10 @@ describe('startAnalysis', () => {
 
   it('asks the same query at the apply moment under previous, each evaluation', async () => {
     const { client, asked } = scripted([0.2], 0.1);
-    const { running } = run(config(metric({ count: 2, rule: { type: 'previous', deviation: 'higher', tolerance: 0.5, margin: 0 } })), client);
+    const { running } = run(
+      config(metric({ count: 2, rule: { type: 'previous', deviation: 'higher', tolerance: 0.5, margin: 0 } })),
+      client,
+    );
     const outcome = await running.ended;
     expect(outcome.verdict).toBe('failed');
     expect(asked.map((question) => question.at)).toContain(APPLIED);
@@ -93,7 +113,10 @@ describe('startAnalysis', () => {
 
   it('once (no --bake): one evaluation per metric, now, whatever the count', async () => {
     const { client, asked } = scripted([0.01]);
-    const { running } = run(config(metric({ count: 5, initialDelayMs: 60_000 })), client, { durationMs: 0, once: true });
+    const { running } = run(config(metric({ count: 5, initialDelayMs: 60_000 })), client, {
+      durationMs: 0,
+      once: true,
+    });
     expect(await running.ended).toMatchObject({ verdict: 'passed', during: 'verify', metrics: [{ evaluations: 1 }] });
     expect(asked).toHaveLength(1);
   });

@@ -12,9 +12,7 @@ describe('renderQuery', () => {
         30_000,
         facts.appliedAt + 95_400,
       ),
-    ).toBe(
-      'rate(x{namespace="shop", deployment=~"web|api\\\\.v2", first="web"}[30s]) @ 1800000000 # 95s kguard-abc',
-    );
+    ).toBe('rate(x{namespace="shop", deployment=~"web|api\\\\.v2", first="web"}[30s]) @ 1800000000 # 95s kguard-abc');
   });
 
   it('never writes a zero-length window: {{ since }} is at least 1s', () => {
@@ -23,6 +21,9 @@ describe('renderQuery', () => {
   });
 
   it('names the variables it does not know, once each', () => {
-    expect(unknownVariables('{{ namespace }} {{ args.name }} {{args.name}} {{ target }}')).toEqual(['args.name', 'target']);
+    expect(unknownVariables('{{ namespace }} {{ args.name }} {{args.name}} {{ target }}')).toEqual([
+      'args.name',
+      'target',
+    ]);
   });
 });

@@ -16,7 +16,14 @@ export const ANALYSIS_FORMATTERS: AnalysisFormatters = {
     text: `analysis: ${evaluation.metric} ${evaluation.index}${evaluation.of ? `/${evaluation.of}` : ''}: ${evaluationText(evaluation)} (Prometheus answered in ${evaluation.elapsedMs}ms)`,
   }),
   'analysis-verdict': ({ outcome }) => ({
-    tone: outcome.verdict === 'passed' ? 'ok' : outcome.verdict === 'failed' ? 'fail' : outcome.verdict === 'stopped' ? 'info' : 'alarm',
+    tone:
+      outcome.verdict === 'passed'
+        ? 'ok'
+        : outcome.verdict === 'failed'
+          ? 'fail'
+          : outcome.verdict === 'stopped'
+            ? 'info'
+            : 'alarm',
     text: outcome.summary,
     details: outcome.nextStep ? [`next: ${outcome.nextStep}`] : [],
   }),

@@ -50,9 +50,7 @@ export type VerifyDeps = Deps & { prometheus?: PrometheusClient; wallNow?: () =>
 
 /** Whether anything is to be verified or baked. */
 export function verifies(options: ApplyOptions): boolean {
-  return (
-    options.verifyCommands.length > 0 || options.verifyJobs.length > 0 || options.bakeMs > 0 || !!options.analysis
-  );
+  return options.verifyCommands.length > 0 || options.verifyJobs.length > 0 || options.bakeMs > 0 || !!options.analysis;
 }
 
 export async function verifyAndBake(
