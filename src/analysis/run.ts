@@ -60,10 +60,9 @@ export function startAnalysis(
   const stopping = new AbortController();
   const signal = deps.signal ? AbortSignal.any([deps.signal, stopping.signal]) : stopping.signal;
   const startedAt = deps.clock.now();
-  const startedWall = deps.wallNow();
   const evaluations: AnalysisEvaluation[] = [];
   const loops = config.metrics.map(async (check): Promise<MetricEnd> => {
-    const end = await metricLoop(check, { facts, run, startedAt, startedWall, signal, evaluations }, deps);
+    const end = await metricLoop(check, { facts, run, startedAt, signal, evaluations }, deps);
     // The first metric that fails or cannot be judged ends the analysis: the others stop.
     if (end.tally.verdict === 'failed' || end.tally.verdict === 'inconclusive') stopping.abort();
     return end;
@@ -85,7 +84,6 @@ interface LoopContext {
   facts: AnalysisFacts;
   run: AnalysisRun;
   startedAt: number;
-  startedWall: number;
   signal: AbortSignal;
   evaluations: AnalysisEvaluation[];
 }
@@ -93,7 +91,8 @@ interface LoopContext {
 async function metricLoop(check: MetricCheck, context: LoopContext, deps: AnalysisDeps): Promise<MetricEnd> {
   const { run, signal } = context;
   let tally: Tally = EMPTY_TALLY;
-  let windowStart = context.startedWall;
+  // The first evaluation judges the release since the apply; each next one since the one before.
+  let windowStart = context.facts.appliedAt;
   const failureLimit = run.once ? 0 : check.failureLimit;
   const endOf = (verdict: MetricEnd['tally']['verdict'], decisive?: AnalysisEvaluation): MetricEnd => ({
     tally: { name: check.name, query: check.query, verdict, ...tally },

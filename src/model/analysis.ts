@@ -79,7 +79,7 @@ export interface AnalysisEvaluation {
   of?: number;
   /** When it was evaluated (ISO 8601, UTC): the end of its window. */
   at: string;
-  /** The window it judges: from the previous evaluation (or the bake's start) to `at`. */
+  /** The window it judges: from the previous evaluation (or the apply) to `at`. */
   windowStart: string;
   result: 'passed' | 'failed' | 'inconclusive';
   /** The value judged (the worst series' when the query returns several). */
