@@ -21,7 +21,7 @@ import { secretValuesOfObjects } from '../report/safety/redact.js';
 import { sanitizeText } from '../report/safety/sanitize.js';
 import { clusterOptions, clustersToRestore, fleetExitCode, fleetOutcome } from '../run/fleet/fleet.js';
 import { runRollback } from '../run/rollback/rollback.js';
-import { listRuns } from '../run/status/runs.js';
+import { listRuns } from '../journal/runs.js';
 import { privateCopies, removeCopiesOf } from '../restore/private-copies.js';
 import { guardedApply, type GuardedApplyDeps } from './apply.js';
 import { missingKubeconfig } from './environment.js';

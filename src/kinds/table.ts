@@ -31,7 +31,8 @@ import { claimPutBack, claimRules } from './claim.js';
 import { crdRules } from './crd.js';
 import { planService, serviceRules } from './network/service.js';
 import { ingressRules } from './network/ingress.js';
-import { daemonSetRules, planDaemonSet } from './workloads/daemonset.js';
+import { daemonSetRules } from './workloads/daemonset.js';
+import { planOnDelete } from './workloads/on-delete.js';
 import { deploymentRules, planDeployment } from './workloads/deployment.js';
 import type { RolloutRules } from './engine.js';
 import { genericRules } from './health/generic.js';
@@ -42,7 +43,7 @@ import { completedThenDeleted, jobRecreate, jobRules, mayVanishWhenDone, planJob
 import { HEALTH_ANNOTATION, HEALTH_RULE_ANNOTATION, type Overrides } from './overrides.js';
 import { podRules } from './workloads/pod.js';
 import { replicaSetRules } from './workloads/replicaset.js';
-import { planStatefulSet, statefulSetRules } from './workloads/statefulset.js';
+import { statefulSetRules } from './workloads/statefulset.js';
 import { immutablePutBack, type PutBackRule, type RecreateRule } from './refusals.js';
 import { deleteStuckPods, type RestoreHook } from './workloads/stuck-pods.js';
 
@@ -55,7 +56,7 @@ export interface KindRow {
   rules(overrides: Overrides): RolloutRules<unknown> | undefined;
   /** An extra step right after this kind's pre-apply copy was put back. */
   afterRestore?: RestoreHook;
-  /** What that extra step writes, in the object's namespace: checked before the apply (run/apply/permissions.ts). */
+  /** What that extra step writes, in the object's namespace: checked before the apply (run/apply/before-write/permissions.ts). */
   restoreNeeds?: ReadonlyArray<{ verb: string; group: string; resource: string; why: string }>;
   /** It is judged with the other objects of its own type in its namespace (an Ingress): its watch is not narrowed to its name. */
   readsSiblings?: boolean;
@@ -129,7 +130,7 @@ const ROWS: Readonly<Record<string, KindRow>> = {
       watched(
         () => statefulSetRules,
         () => ['statefulsets.apps', 'pods'],
-        planStatefulSet,
+        planOnDelete,
         deleteStuckPods,
       ),
     ),
@@ -141,7 +142,7 @@ const ROWS: Readonly<Record<string, KindRow>> = {
       watched(
         () => daemonSetRules,
         () => ['daemonsets.apps', 'pods'],
-        planDaemonSet,
+        planOnDelete,
       ),
     ),
     unsettled: unsettledDaemonSet,

@@ -57,9 +57,11 @@ export function planRestore(
     cancelled?: boolean;
     /** A check or the bake failed (--verify, --verify-job, --bake): the apply failed as a unit, whatever its verdicts. */
     failedAsUnit?: boolean;
+    /** A whole run is restored, and there are no verdicts to read (planWholeRestore). */
+    wholeRun?: boolean;
   },
 ): RestoreStep[] {
-  const asUnit = options.cancelled === true || options.failedAsUnit === true;
+  const asUnit = options.cancelled === true || options.failedAsUnit === true || options.wholeRun === true;
   // No workload failed by itself: --rollback failed has nothing narrower than the whole apply to undo.
   if (asUnit && mode === 'failed') mode = 'all';
   if (!asUnit && !objects.some((object) => needsRestore(object.verdict))) {
@@ -118,6 +120,18 @@ export function planRestore(
     }
   }
   return inPhaseOrder([...writes, ...deletes.reverse()]);
+}
+
+/**
+ * Everything a run changed goes back, whatever its objects' verdicts (it has none): `kguard
+ * rollback` and `kguard undo` restore a whole run from its journal or history record, and the
+ * apply asks before it starts what such a restore would need (run/apply/permissions.ts).
+ */
+export function planWholeRestore(
+  objects: ReadonlyArray<Pick<PlannedObject, 'ref' | 'change'>>,
+  options: { keepCreated: boolean },
+): RestoreStep[] {
+  return planRestore(objects, 'all', { keepCreated: options.keepCreated, wholeRun: true });
 }
 
 /** A plain write, unless the kind's row says the API server refuses it (kinds/refusals.ts). */

@@ -30,7 +30,7 @@ export async function readFleetFile(file: string): Promise<Pick<FleetPlan, 'wave
 export async function readAnalysis(
   file: string,
   namespace: string | undefined,
-  redactor: { addValue(value: string): void },
+  redactor?: { addValue(value: string): void },
 ): Promise<AnalysisConfig> {
   const text = await textOf(file, '--analysis', 'a YAML or JSON file of metrics (schema/analysis.schema.json)');
   const [{ parseAnalysis }, { prometheusClient, secretValues }, { checkQueries }] = await Promise.all([
@@ -39,7 +39,7 @@ export async function readAnalysis(
     import('../analysis/check.js'),
   ]);
   const config = parseAnalysis(text, file);
-  for (const value of secretValues(config.prometheus)) redactor.addValue(value);
+  for (const value of secretValues(config.prometheus)) redactor?.addValue(value);
   const prometheus = prometheusClient(config.prometheus);
   try {
     await checkQueries(config, prometheus, { namespace: namespace ?? 'default', now: Date.now() });
