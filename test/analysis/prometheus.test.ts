@@ -2,7 +2,10 @@
 // query, the time, the credentials), its deadline, and that no credential reaches what it says.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { readFile } from 'node:fs/promises';
+import { createServer as createHttpsServer } from 'node:https';
+import { makePki } from '../control-plane/pki.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -114,5 +117,73 @@ describe('prometheusClient', () => {
         '--analysis: prometheus.bearerToken names the environment variable MISSING, which is not set; set it, or give a file.',
       ),
     );
+  });
+});
+
+describe('prometheusClient through a proxy', () => {
+  it('goes through HTTP_PROXY for a Prometheus that is not on loopback, as kubectl would (a CONNECT tunnel)', async () => {
+    const { address: prometheus, seen } = await serve(() => success);
+    const target = new URL(prometheus);
+    const tunnels: string[] = [];
+    const proxy = createServer();
+    proxy.on('connect', (request: IncomingMessage, client: Socket) => {
+      tunnels.push(request.url ?? '');
+      // Every tunnel leads to the local Prometheus, whatever host it names.
+      const upstream = connect(Number(target.port), '127.0.0.1', () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      upstream.on('error', () => client.destroy());
+      client.on('error', () => upstream.destroy());
+    });
+    servers.push(proxy);
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxyAddress = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const client = prometheusClient(
+      { address: 'http://prometheus.monitoring.example:9090', timeoutMs: 3000 },
+      { HTTP_PROXY: proxyAddress, NO_PROXY: 'localhost' },
+    );
+    const answer = await client.query('up', Date.now());
+    await client.close();
+    expect(answer).toEqual({ ok: true, samples: [{ labels: '{}', value: 0.5 }] });
+    expect(tunnels).toEqual(['prometheus.monitoring.example:9090']);
+    expect(new URL(seen[0]!.url!, prometheus).pathname).toBe('/api/v1/query');
+  });
+
+  it('never sends a loopback Prometheus through the proxy', async () => {
+    const { address, seen } = await serve(() => success);
+    const client = prometheusClient({ address, timeoutMs: 2000 }, { HTTP_PROXY: 'http://127.0.0.1:9' });
+    expect(await client.query('up', Date.now())).toMatchObject({ ok: true });
+    await client.close();
+    expect(seen).toHaveLength(1);
+  });
+});
+
+describe('prometheusClient over https', () => {
+  it("trusts Prometheus's certificate with tls.caFile, and says why it cannot without", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kguard-analysis-tls-'));
+    try {
+      const pki = await makePki(dir);
+      const server = createHttpsServer(
+        { cert: await readFile(pki.servingCert), key: await readFile(pki.servingKey) },
+        (_request, response) =>
+          response.writeHead(success.status, { 'content-type': 'application/json' }).end(success.body),
+      );
+      servers.push(server);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const address = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const trusting = prometheusClient({ address, timeoutMs: 3000, caFile: pki.caCert }, {});
+      expect(await trusting.query('up', Date.now())).toMatchObject({ ok: true });
+      await trusting.close();
+      const doubting = prometheusClient({ address, timeoutMs: 3000 }, {});
+      expect(await doubting.query('up', Date.now())).toMatchObject({
+        ok: false,
+        message: expect.stringMatching(new RegExp(`^${address} did not answer \\(.*certificate`)),
+      });
+      await doubting.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
