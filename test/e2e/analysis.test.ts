@@ -4,7 +4,7 @@
 // twice as slowly, nginx:1.29 stops reporting its queue). A failing metric restores the apply
 // (exit 3), an unjudged one leaves it for a person (exit 4), a query Prometheus refuses refuses the
 // run before anything is applied (exit 1).
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JsonReport } from '../../src/report/json.js';
@@ -213,9 +213,13 @@ describe.concurrent('kguard apply --analysis (against a real Prometheus)', () =>
           'events.ndjson',
           '--junit',
           'junit.xml',
+          '--output',
+          'json',
         ]);
+        // The first evaluation passed: Prometheus answered, with the token.
+        const events = join(sandboxed.dir, 'events.ndjson');
         await eventually(
-          () => (running.output().includes('analysis: error-ratio 1/10: passed') ? true : undefined),
+          () => (existsSync(events) && readFileSync(events, 'utf8').includes('"result":"passed"') ? true : undefined),
           60_000,
         );
         await prometheus.kill();
@@ -226,8 +230,14 @@ describe.concurrent('kguard apply --analysis (against a real Prometheus)', () =>
         );
         expect(run.output).toMatch(/kguard rollback /);
         expect(sandboxed.imageOf('web')).toBe('nginx:1.26');
+        expect(JSON.parse(run.stdout)).toMatchObject({
+          outcome: 'needs-attention',
+          exitCode: 4,
+          analysis: { verdict: 'inconclusive', metric: 'error-ratio' },
+        });
         for (const text of [
-          run.output,
+          run.stdout,
+          run.stderr,
           readFileSync(join(sandboxed.dir, 'events.ndjson'), 'utf8'),
           readFileSync(join(sandboxed.dir, 'junit.xml'), 'utf8'),
         ])
