@@ -123,7 +123,7 @@ export function statusLines(runs: readonly RunRecord[], now: Date): string[] {
 /**
  * The run a command acts on: the one named, or (rollback) the only journalled run that is not
  * alive and not finished. A live run, a finished one, or one whose life cannot be told is refused
- * unless `force`: rolling back a live run undoes a deploy that may be healthy.
+ * unless `force`: restoring a live run takes back a deploy that may be healthy.
  */
 export function pickRun(
   runs: readonly RunRecord[],

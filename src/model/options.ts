@@ -4,7 +4,7 @@ import type { AnalysisConfig } from './analysis.js';
 import type { HealthRule, HealthRules } from './health-rules.js';
 import type { FleetRun } from './fleet.js';
 import type { RollbackMode } from './result.js';
-import type { Phase } from './events.js';
+import type { Watching } from './events.js';
 
 /** Which manifests: kubectl's -f (files, directories, URLs, "-"), -R and -k. */
 export interface ManifestInput {
@@ -109,8 +109,8 @@ export interface TrackOptions {
   timeoutMs: number;
   pollIntervalMs: number;
   /** What is watched: the new rollout, the restored workloads, or a verify Job (--verify-job); its events say it. */
-  phase: Phase;
-  /** Stop watching the others as soon as one fails: they will all be undone anyway. */
+  watching: Watching;
+  /** Stop watching the others as soon as one fails: they will all be restored anyway. */
   stopWhenAnyFails: boolean;
   /** Watch the objects (the default); without it, or when watches fail, poll. */
   watch: boolean;

@@ -15,7 +15,7 @@ export interface RestoreDeps {
     | 'deleteExact'
     | 'apiResources'
     | 'commandLine'
-    | 'workloadState'
+    | 'workloadSnapshot'
   >;
   clock: Clock;
   reporter: Reporter;
@@ -23,7 +23,7 @@ export interface RestoreDeps {
   keepCopy(ref: ObjectRef, object: KubeObject): Promise<string>;
 }
 
-/** Reads one object: the first time from the phase's lists, after that on its own. */
+/** Reads one object: the first time from its round's lists, after that on its own. */
 export type ObjectReader = () => Promise<KubeObject | undefined>;
 
 /** Discovery, asked once per restore and only for the group versions it touches. */

@@ -1,5 +1,5 @@
 // The one restore entry, for the apply (run/apply/restore-step.ts), `kguard rollback` and `kguard
-// undo`: the plan from the pre-apply copies (plan.ts) and its writes phase by phase (restore.ts).
+// undo`: the plan from the pre-apply copies (plan.ts) and its writes round by round (restore.ts).
 // The workloads written back (written-back.ts) are then tracked until healthy again
 // (trackWrittenBack), judged against their state before the apply (kinds/before.ts).
 import { failingBeforeApply } from '../kinds/before.js';
@@ -20,7 +20,7 @@ export interface RestoreRequest {
   /** --rollback: every object the apply changed, only the failing ones, or none. */
   mode: RollbackMode;
   keepCreated: boolean;
-  /** The run was cancelled: the apply is undone whatever its verdicts. */
+  /** The run was cancelled: the apply is restored whatever its verdicts. */
   cancelled?: boolean;
   /** A check or the bake failed: the apply failed as a unit. */
   failedAsUnit?: boolean;

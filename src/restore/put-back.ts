@@ -23,7 +23,7 @@ export async function putBack(
   const { options, deps, apiResources, read } = given;
   // A conditional PUT of the pre-apply copy; a 409 means it moved between the look and
   // the write (a controller's status write, under load several a second), so look again. The
-  // phase's list is the first look; then reads of this object alone: PUT_BACK_LOOKS at once,
+  // round's list is the first look; then reads of this object alone: PUT_BACK_LOOKS at once,
   // then with a growing pause until --rollback-timeout, as for the field owners below.
   const path = await apiPath(step.ref, apiResources);
   const ours = fieldsOfApply(step.before, step.applied);
@@ -104,7 +104,7 @@ export async function putBack(
 
 /**
  * The kind's extra step after its copy is back (a StatefulSet's stuck pods of the failed
- * revision). It cannot undo the write: a failure is said, and the restored object's own
+ * revision). It cannot take the write back: a failure is said, and the restored object's own
  * tracking tells whether it became healthy.
  */
 async function afterPutBack(

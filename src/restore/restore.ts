@@ -1,6 +1,6 @@
-// Carries out a restore plan, phase by phase (plan.ts restorePhases): the objects of a phase are
+// Carries out a restore plan, round by round (plan.ts restoreRounds): the objects of a round are
 // restored at once, and kubectl's process pool (kubectl/process/pool.ts) bounds how many processes that
-// takes. Each phase starts with one list per namespace of its objects' live copies; each object
+// takes. Each round starts with one list per namespace of its objects' live copies; each object
 // the apply changed is then written back to its pre-apply copy with a write conditional on the
 // copy just read, objects it created are deleted by uid. Someone else's change always wins:
 // checked right before each write, and the write itself is conditional, so a change in between
@@ -16,7 +16,7 @@ import type { ObjectReader, ObjectRestore, RestoreDeps } from './context.js';
 import { deleteCreated, recreate, replaceWithCopy } from './delete-create.js';
 import { failed, keptByPlan } from './outcomes.js';
 import { Persistence, RETRY } from './persist.js';
-import { restorePhases } from './plan.js';
+import { restoreRounds } from './plan.js';
 import { putBack } from './put-back.js';
 import { reportResult } from './result-events.js';
 import type { RestoreStep } from './steps.js';
@@ -45,11 +45,11 @@ export async function executeRestore(
   const apiResources = () => (resources ??= discover());
   const writes = steps.filter((step) => step.action !== 'keep');
   if (writes.length > 0) deps.reporter.emit({ kind: 'restoring', objects: writes.map((step) => step.ref) });
-  for (const phase of restorePhases(steps, options.stages)) {
-    const reads = await firstReads(phase, deps);
-    // Each result is reported as it comes: the objects of a phase finish in any order.
+  for (const round of restoreRounds(steps, options.stages)) {
+    const reads = await firstReads(round, deps);
+    // Each result is reported as it comes: the objects of a round finish in any order.
     const settled = await Promise.allSettled(
-      phase.map(async (step) => {
+      round.map(async (step) => {
         const result = await restoreOne(step, { options, deps, apiResources, read: reads(step) }).catch(
           async (error: unknown): Promise<RestoreResult> =>
             failed(step, error instanceof Error ? error.message : String(error), deps),
@@ -66,16 +66,16 @@ export async function executeRestore(
 }
 
 /**
- * The live copies of a phase's objects, one list per namespace. An object whose namespace could
+ * The live copies of a round's objects, one list per namespace. An object whose namespace could
  * not be listed is read on its own instead, as is every read after the first (a 409).
  */
 async function firstReads(
-  phase: readonly RestoreStep[],
+  round: readonly RestoreStep[],
   deps: RestoreDeps,
 ): Promise<(step: RestoreStep) => ObjectReader> {
   const listed = await readObjects(
     deps.kubectl,
-    phase.filter((step) => step.action !== 'keep').map((step) => step.ref),
+    round.filter((step) => step.action !== 'keep').map((step) => step.ref),
     { byNameLimit: 0 },
   );
   const unread = new Set(listed.unread.map(({ ref }) => objectKey(ref)));

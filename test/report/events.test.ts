@@ -163,9 +163,9 @@ describe('schema/events.schema.json', () => {
     }
   });
 
-  it("names every phase an event can carry: its Phase is src/model/events.ts's Phase, the tracking's one type", () => {
+  it("names every phase an event can carry: its Phase is src/model/events.ts's Watching, the tracking's one type", () => {
     const source = readFileSync(new URL('../../src/model/events.ts', import.meta.url), 'utf8');
-    const union = source.match(/^export type Phase = (.+);$/m)?.[1];
+    const union = source.match(/^export type Watching = (.+);$/m)?.[1];
     expect(union).toBeDefined();
     const phases = [...union!.matchAll(/'([^']+)'/g)].map((match) => match[1]);
     const schema = JSON.parse(readFileSync(new URL('../../schema/events.schema.json', import.meta.url), 'utf8')) as {

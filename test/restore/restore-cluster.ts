@@ -175,7 +175,7 @@ export function restoreCluster(initial: readonly KubeObject[]): RestoreCluster {
         live.delete(keyOf(kind, namespace, name));
         return { ok: true };
       }),
-    workloadState: async () => {
+    workloadSnapshot: async () => {
       throw new Error('the restore of these kinds reads no workload state');
     },
   };

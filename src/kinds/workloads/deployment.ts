@@ -32,7 +32,7 @@ export const deploymentRules: RolloutRules<Deployment> = {
  * starts the staged change. As an OnDelete StatefulSet or a suspended Job, it is applied with
  * nothing to watch; Argo CD calls it Suspended (gitops-engine health_deployment.go).
  */
-export function planDeployment(applied: Deployment): Verdict | undefined {
+export function unwatchedDeployment(applied: Deployment): Verdict | undefined {
   if (applied.spec?.paused !== true) return undefined;
   const namespace = applied.metadata.namespace ? ` -n ${applied.metadata.namespace}` : '';
   return {

@@ -10,7 +10,7 @@ import type { KubeObject } from '../../objects/model.js';
 import type { RolloutRules } from '../engine.js';
 import { daemonSetRules, daemonSetWait } from './daemonset.js';
 import { deploymentRules, deploymentStatusWait } from './deployment.js';
-import { planOnDelete } from './on-delete.js';
+import { unwatchedOnDelete } from './on-delete.js';
 import { statefulSetRules, statefulSetWait } from './statefulset.js';
 
 /** The viewer's wait, once the row's `observed` says the controller has seen the spec. */
@@ -26,13 +26,13 @@ function viewerAnswer<T>(
 export const unsettledDeployment = (live: KubeObject): string | undefined =>
   viewerAnswer(deploymentRules, deploymentStatusWait, live as unknown as Deployment);
 
-/** OnDelete: the viewer answers done ("only available for RollingUpdate"), as the row's plan says (on-delete.ts). */
+/** OnDelete: the viewer answers done ("only available for RollingUpdate"), as the row's `unwatched` says (on-delete.ts). */
 export const unsettledStatefulSet = (live: KubeObject): string | undefined =>
-  planOnDelete(live as unknown as StatefulSet)
+  unwatchedOnDelete(live as unknown as StatefulSet)
     ? undefined
     : viewerAnswer(statefulSetRules, statefulSetWait, live as unknown as StatefulSet);
 
 export const unsettledDaemonSet = (live: KubeObject): string | undefined =>
-  planOnDelete(live as unknown as DaemonSet)
+  unwatchedOnDelete(live as unknown as DaemonSet)
     ? undefined
     : viewerAnswer(daemonSetRules, daemonSetWait, live as unknown as DaemonSet);

@@ -160,7 +160,7 @@ const CHECK_KINDS = new Set<RunEvent['kind']>([
   'analysis-verdict',
 ]);
 
-/** Events about undoing the apply: the summary's restore column. */
+/** Events about restoring what the apply changed: the summary's restore column. */
 const RESTORE_KINDS = new Set<RunEvent['kind']>([
   'restored',
   'restore-kept',
