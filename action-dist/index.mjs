@@ -3601,11 +3601,11 @@ var init_errors = __esm({
       InputError: 1,
       /** kubectl or the cluster failed before or during apply. */
       ClusterError: 2,
-      /** A changed workload failed; it was rolled back (or left in place with --no-rollback). */
+      /** A changed workload failed; what the apply changed was restored (or left in place with --no-rollback). */
       RolledBack: 3,
-      /** A changed workload failed and rollback failed or was impossible: a person must act. */
+      /** A changed workload failed and its restore failed or was impossible: a person must act. */
       RollbackFailed: 4,
-      /** A changed workload did not become healthy within --timeout (rolled back unless --no-rollback). */
+      /** A changed workload did not become healthy within --timeout (restored unless --no-rollback). */
       TimedOut: 5,
       /** Cancelled by SIGINT or SIGTERM (128 + 2, as shells report Ctrl-C); what the apply changed was restored. */
       Interrupted: 130,
@@ -58715,7 +58715,7 @@ function listObjects2(objects) {
 function formatEvent(event) {
   return FORMATTERS[event.kind](event);
 }
-var OUTCOME_TEXT, TIMED_OUT_RESTORED, FORMATTERS, RESTORE_LIMIT_TEXT, PHASE_PREFIX, RESTORED_TEXT, KEPT_TEXT, CHANGE_TEXT, LAST_APPLIED;
+var OUTCOME_TEXT, TIMED_OUT_RESTORED, FORMATTERS, RESTORE_LIMIT_TEXT, WATCHING_PREFIX, RESTORED_TEXT, KEPT_TEXT, CHANGE_TEXT, LAST_APPLIED;
 var init_format = __esm({
   "src/report/format/format.ts"() {
     "use strict";
@@ -58794,15 +58794,15 @@ var init_format = __esm({
       }),
       progress: (event) => ({
         tone: "info",
-        text: `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} ${event.phase === "rollback" ? "" : "new "}pods ready`}${event.progress.revision !== void 0 ? ` (revision ${event.progress.revision})` : ""}: ${event.waitingFor}`
+        text: `${WATCHING_PREFIX[event.phase]}${describeObject(event.workload)}: ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} ${event.phase === "rollback" ? "" : "new "}pods ready`}${event.progress.revision !== void 0 ? ` (revision ${event.progress.revision})` : ""}: ${event.waitingFor}`
       }),
       "pod-problem": (event) => ({
         tone: "warn",
-        text: `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ${findingLines([event.finding])[0] ?? event.finding.reason}`
+        text: `${WATCHING_PREFIX[event.phase]}${describeObject(event.workload)}: ${findingLines([event.finding])[0] ?? event.finding.reason}`
       }),
       note: (event) => ({
         tone: "info",
-        text: `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ${event.text}`
+        text: `${WATCHING_PREFIX[event.phase]}${describeObject(event.workload)}: ${event.text}`
       }),
       "watch-fallback": (event) => ({
         tone: "warn",
@@ -58970,7 +58970,7 @@ var init_format = __esm({
       "finished-job": "NOT restorable if this apply fails: a restore will not create it again",
       "delete-and-create": "if this apply fails, a restore puts it back by deleting it and creating its pre-apply copy"
     };
-    PHASE_PREFIX = { rollout: "", rollback: "rollback of ", verify: "verify: " };
+    WATCHING_PREFIX = { rollout: "", rollback: "rollback of ", verify: "verify: " };
     RESTORED_TEXT = {
       restored: "put back as it was before the apply",
       deleted: "deleted (this apply created it)",
@@ -61034,7 +61034,7 @@ function objectReads(runner) {
      * name (`deployments.apps`, `pods`, a custom resource's `kind.version.group`...). Namespace ''
      * reads cluster-scoped types.
      */
-    async workloadState(namespace, types) {
+    async workloadSnapshot(namespace, types) {
       const result = await runner.run(["get", types.join(","), ...namespace ? ["-n", namespace] : [], "-o", "json"], {
         deadlineMs: runner.connection.readDeadlineMs
       });
@@ -61523,29 +61523,29 @@ __export(early_start_exports, {
   startEarly: () => startEarly
 });
 import { readFile as readFile4, stat as stat3 } from "node:fs/promises";
-async function startEarly(plan, exec, openChannel) {
-  const { request: request3 } = plan;
-  if (plan.binary !== "kubectl" || request3.filenames.length === 0 || request3.stdin !== void 0 || request3.recursive)
+async function startEarly(given, exec, openChannel) {
+  const { request: request3 } = given;
+  if (given.binary !== "kubectl" || request3.filenames.length === 0 || request3.stdin !== void 0 || request3.recursive)
     return void 0;
   const [target, plainFiles] = await Promise.all([
-    readKubeconfigTarget(plan.connectionArgs, plan.env),
+    readKubeconfigTarget(given.connectionArgs, given.env),
     Promise.all(request3.filenames.map(plainManifest)).then((plain2) => plain2.every(Boolean))
   ]);
-  if (target === void 0 || !plainFiles || plan.signal?.aborted) return void 0;
-  const pinned = pinnedArgs(plan.connectionArgs, target);
+  if (target === void 0 || !plainFiles || given.signal?.aborted) return void 0;
+  const pinned = pinnedArgs(given.connectionArgs, target);
   const args = [
     ...pinned,
     ...applyCommand(request3),
     "--dry-run=server",
     "-o",
     "json",
-    `--request-timeout=${requestTimeoutWithin(plan.requestTimeout, request3.deadlineMs)}`
+    `--request-timeout=${requestTimeoutWithin(given.requestTimeout, request3.deadlineMs)}`
   ];
   const cancel = new AbortController();
   const onAbort = () => cancel.abort();
-  plan.signal?.addEventListener("abort", onAbort, { once: true });
-  const running2 = exec(plan.binary, args, { timeoutMs: request3.deadlineMs, cancelSignal: cancel.signal }).finally(
-    () => plan.signal?.removeEventListener("abort", onAbort)
+  given.signal?.addEventListener("abort", onAbort, { once: true });
+  const running2 = exec(given.binary, args, { timeoutMs: request3.deadlineMs, cancelSignal: cancel.signal }).finally(
+    () => given.signal?.removeEventListener("abort", onAbort)
   );
   running2.catch(() => void 0);
   const channel = openChannel();
@@ -61567,7 +61567,7 @@ async function startEarly(plan, exec, openChannel) {
       channel.close();
     },
     async adopt(file, called, options) {
-      if (state !== "waiting" || options?.input !== void 0 || file !== plan.binary) return void 0;
+      if (state !== "waiting" || options?.input !== void 0 || file !== given.binary) return void 0;
       if (!sameWords(called, args)) {
         if (called.includes("--dry-run=server")) giveUp();
         return void 0;
@@ -62061,7 +62061,7 @@ function readJournalSecret(secret2) {
   if (!data) throw new Error(`secret ${secret2.metadata.name} holds no kguard journal`);
   return JSON.parse(gunzipSync2(Buffer.from(data, "base64")).toString("utf8"));
 }
-function changesToUndo(journal, live) {
+function changesToRestore(journal, live) {
   return journal.objects.map((entry) => {
     const now2 = live.get(objectKey(entry.ref));
     if (!entry.before && !now2) return { ref: entry.ref, change: { change: "absent" } };
@@ -62373,7 +62373,7 @@ var init_store = __esm({
         return next;
       }
       /**
-       * The run ended cleanly: nothing is left to roll back. Its Secrets are deleted, the home one
+       * The run ended cleanly: nothing is left to restore. Its Secrets are deleted, the home one
        * last. Those that cannot be deleted are marked finished instead, so that `kguard status` never
        * offers to roll back a healthy run and `kguard rollback` refuses it.
        */
@@ -63184,7 +63184,7 @@ async function readJournalled(journal, deps) {
 }
 async function changesNow(journal, deps) {
   const live = await readJournalled(journal, deps);
-  return { live, changes: changesToUndo(journal, live) };
+  return { live, changes: changesToRestore(journal, live) };
 }
 var init_journalled = __esm({
   "src/journal/journalled.ts"() {
@@ -64392,7 +64392,7 @@ var init_template3 = __esm({
 });
 
 // src/kinds/workloads/deployment.ts
-function planDeployment(applied2) {
+function unwatchedDeployment(applied2) {
   if (applied2.spec?.paused !== true) return void 0;
   const namespace = applied2.metadata.namespace ? ` -n ${applied2.metadata.namespace}` : "";
   return {
@@ -64499,7 +64499,7 @@ var init_deployment = __esm({
 });
 
 // src/kinds/workloads/on-delete.ts
-function planOnDelete(applied2) {
+function unwatchedOnDelete(applied2) {
   const type = applied2.spec?.updateStrategy?.type ?? "RollingUpdate";
   if (type === "RollingUpdate") return void 0;
   return {
@@ -64583,8 +64583,8 @@ var init_unsettled = __esm({
     init_on_delete();
     init_statefulset();
     unsettledDeployment = (live) => viewerAnswer(deploymentRules, deploymentStatusWait, live);
-    unsettledStatefulSet = (live) => planOnDelete(live) ? void 0 : viewerAnswer(statefulSetRules, statefulSetWait, live);
-    unsettledDaemonSet = (live) => planOnDelete(live) ? void 0 : viewerAnswer(daemonSetRules, daemonSetWait, live);
+    unsettledStatefulSet = (live) => unwatchedOnDelete(live) ? void 0 : viewerAnswer(statefulSetRules, statefulSetWait, live);
+    unsettledDaemonSet = (live) => unwatchedOnDelete(live) ? void 0 : viewerAnswer(daemonSetRules, daemonSetWait, live);
   }
 });
 
@@ -64839,7 +64839,7 @@ var init_load_balancer = __esm({
 
 // src/kinds/network/service.ts
 import { isDeepStrictEqual as isDeepStrictEqual2 } from "node:util";
-function planService(applied2) {
+function unwatchedService(applied2) {
   if (applied2.spec?.type === "ExternalName")
     return { state: "applied", detail: "an ExternalName Service points outside the cluster: it selects no pods" };
   if (!hasSelector(applied2) && !wantsAddress(applied2))
@@ -65632,7 +65632,7 @@ function jobFailure(job) {
     rule: JOB_CONDITION_REASONS[reason] ?? JOB_FAILED
   };
 }
-function planJob(applied2) {
+function unwatchedJob(applied2) {
   if (applied2.spec?.suspend !== true) return void 0;
   return {
     state: "applied",
@@ -65871,7 +65871,7 @@ var init_stuck_pods = __esm({
           ];
         await deps.clock.sleep(OBSERVE_POLL_MS);
       }
-      const { pods } = await deps.kubectl.workloadState(namespace, ["pods"]);
+      const { pods } = await deps.kubectl.workloadSnapshot(namespace, ["pods"]);
       const lines = [];
       const revision = failed2.status?.updateRevision;
       for (const pod of stuckPods(failed2, before, pods)) {
@@ -65887,10 +65887,10 @@ var init_stuck_pods = __esm({
 });
 
 // src/kinds/table.ts
-function watched(rules, reads, plan = () => void 0, afterRestore) {
+function watched(rules, reads, unwatched = () => void 0, afterRestore) {
   return {
     reads,
-    plan: (applied2) => plan(applied2),
+    unwatched: (applied2) => unwatched(applied2),
     rules: (overrides) => rules(overrides),
     afterRestore
   };
@@ -65979,7 +65979,7 @@ var init_table2 = __esm({
     init_stuck_pods();
     applied = (detail) => ({
       reads: () => [],
-      plan: () => ({ state: "applied", detail }),
+      unwatched: () => ({ state: "applied", detail }),
       rules: () => void 0
     });
     NO_STATUS = applied();
@@ -65995,7 +65995,7 @@ var init_table2 = __esm({
           watched(
             () => deploymentRules,
             () => ["deployments.apps", "replicasets.apps", "pods"],
-            planDeployment
+            unwatchedDeployment
           )
         ),
         unsettled: unsettledDeployment
@@ -66005,7 +66005,7 @@ var init_table2 = __esm({
           watched(
             () => statefulSetRules,
             () => ["statefulsets.apps", "pods"],
-            planOnDelete,
+            unwatchedOnDelete,
             deleteStuckPods
           )
         ),
@@ -66017,7 +66017,7 @@ var init_table2 = __esm({
           watched(
             () => daemonSetRules,
             () => ["daemonsets.apps", "pods"],
-            planOnDelete
+            unwatchedOnDelete
           )
         ),
         unsettled: unsettledDaemonSet
@@ -66029,7 +66029,7 @@ var init_table2 = __esm({
         )
       ),
       "batch/Job": {
-        ...runningPods(watched(jobRules, () => ["jobs.batch", "pods"], planJob)),
+        ...runningPods(watched(jobRules, () => ["jobs.batch", "pods"], unwatchedJob)),
         goneWhenDone: {
           mayVanish: (applied2) => mayVanishWhenDone(applied2),
           judge: (applied2, lastSeen, events) => completedThenDeleted(applied2, lastSeen, events)
@@ -66066,7 +66066,7 @@ var init_table2 = __esm({
       "/Service": watched(
         () => serviceRules,
         () => ["services", "pods", "deployments.apps", "statefulsets.apps"],
-        planService
+        unwatchedService
       ),
       "/Endpoints": NO_STATUS,
       "/LimitRange": NO_STATUS,
@@ -66104,7 +66104,7 @@ function failingBeforeApply(ref, before, healthRules) {
   const overrides = overridesOf(before);
   if (!overrides.track) return void 0;
   const row = judgingRow(ref, overrides, healthRules);
-  if (row.plan(before, overrides)) return void 0;
+  if (row.unwatched(before, overrides)) return void 0;
   const rules = row.rules(overrides);
   if (!rules) return void 0;
   const verdict = judge(rules, { object: before, snapshot: snapshotOf([before]) }, { applied: before }, /* @__PURE__ */ new Map(), {
@@ -66384,7 +66384,7 @@ async function pollAll(kubectl, typesByNamespace2) {
 }
 async function poll(kubectl, namespace, types) {
   try {
-    return await kubectl.workloadState(namespace, types);
+    return await kubectl.workloadSnapshot(namespace, types);
   } catch (error2) {
     return error2 instanceof Error ? error2 : new Error(String(error2));
   }
@@ -66683,7 +66683,7 @@ function sourceFor(targets, options, deps) {
     }))
   );
   const kubectl = {
-    workloadState: deps.kubectl.workloadState.bind(deps.kubectl),
+    workloadSnapshot: deps.kubectl.workloadSnapshot.bind(deps.kubectl),
     listCollection: listCollection.bind(deps.kubectl),
     watchCollection: watchCollection.bind(deps.kubectl)
   };
@@ -66709,19 +66709,19 @@ function observe(watch, snapshot2, now2, startedAt, options, reporter) {
     const key = `${finding.container ?? ""}/${finding.reason}`;
     if (watch.reported.has(key) || finding.rule.category === "not-ready") continue;
     watch.reported.add(key);
-    reporter.emit({ kind: "pod-problem", workload, finding, phase: options.phase });
+    reporter.emit({ kind: "pod-problem", workload, finding, phase: options.watching });
   }
   for (const text2 of verdict.notes ?? []) {
     if (watch.reported.has(`note:${text2}`)) continue;
     watch.reported.add(`note:${text2}`);
-    reporter.emit({ kind: "note", workload, text: text2, phase: options.phase });
+    reporter.emit({ kind: "note", workload, text: text2, phase: options.watching });
   }
   const waitingFor = verdict.state === "progressing" ? verdict.waitingFor : void 0;
   if (waitingFor !== void 0) {
     const text2 = `${verdict.progress.revision ?? ""}|${verdict.progress.ready}/${verdict.progress.desired}|${waitingFor}`;
     if (text2 !== watch.lastProgress) {
       watch.lastProgress = text2;
-      reporter.emit({ kind: "progress", workload, progress: verdict.progress, waitingFor, phase: options.phase });
+      reporter.emit({ kind: "progress", workload, progress: verdict.progress, waitingFor, phase: options.watching });
     }
   }
   return verdict;
@@ -66757,7 +66757,7 @@ async function finish(watch, finalVerdict, elapsedMs, options, deps) {
   }
   const logs = await readLogs(verdict, workload.namespace, options.logLines, deps.kubectl);
   const diagnosis = diagnose(verdict, events, workload, logs);
-  if (options.phase === "rollout" && diagnosis && (verdict.state === "failed" || verdict.state === "timed-out")) {
+  if (options.watching === "rollout" && diagnosis && (verdict.state === "failed" || verdict.state === "timed-out")) {
     deps.reporter.emit({ kind: verdict.state, workload, diagnosis, elapsedMs });
   }
   return { target: watch.target, verdict, diagnosis, elapsedMs, newPods: watch.lastPods };
@@ -66829,11 +66829,11 @@ async function trackWorkloads(targets, options, deps) {
       readinessGraceMs: options.readinessGraceMs,
       statusGraceMs
     });
-    const planned = overrides.track ? row.plan(target.applied, overrides) : { state: "applied", detail: `${TRACK_ANNOTATION}: "false": not watched` };
-    if (planned) {
-      outcomes.set(objectKey(target.ref), { tracked: false, verdict: planned, elapsedMs: 0 });
-      if (options.phase === "rollout" && planned.detail)
-        deps.reporter.emit({ kind: "not-watched", workload: target.ref, detail: planned.detail });
+    const unwatched = overrides.track ? row.unwatched(target.applied, overrides) : { state: "applied", detail: `${TRACK_ANNOTATION}: "false": not watched` };
+    if (unwatched) {
+      outcomes.set(objectKey(target.ref), { tracked: false, verdict: unwatched, elapsedMs: 0 });
+      if (options.watching === "rollout" && unwatched.detail)
+        deps.reporter.emit({ kind: "not-watched", workload: target.ref, detail: unwatched.detail });
       continue;
     }
     const autoscaled = scaledByHpa.has(objectKey(target.ref));
@@ -66851,7 +66851,7 @@ async function trackWorkloads(targets, options, deps) {
     });
   }
   if (watched2.length === 0) return outcomes;
-  if (options.phase === "rollout") {
+  if (options.watching === "rollout") {
     for (const { source, problems, row, overrides } of watched2) {
       deps.reporter.emit({
         kind: "tracking",
@@ -67002,7 +67002,7 @@ function planRestore(objects, mode, options) {
         break;
     }
   }
-  return inPhaseOrder([...writes, ...deletes.reverse()]);
+  return inRoundOrder([...writes, ...deletes.reverse()]);
 }
 function planWholeRestore(objects, options) {
   return planRestore(objects, "all", { keepCreated: options.keepCreated, wholeRun: true });
@@ -67046,25 +67046,25 @@ function copies(change) {
     applied: "after" in change ? change.after : void 0
   };
 }
-function phaseOf(step) {
+function roundOf(step) {
   const removing = step.action === "delete" || step.action === "keep" && CREATED_AND_KEPT.has(step.reason);
   if (removing) return runsPods(step.ref) ? "delete workloads" : "delete the rest";
   if (DEFINITIONS.has(groupKind(step.ref))) return "definitions";
   return runsPods(step.ref) ? "workloads" : "configuration";
 }
-function restorePhases(steps, stages = /* @__PURE__ */ new Map()) {
+function restoreRounds(steps, stages = /* @__PURE__ */ new Map()) {
   const stageOf2 = (step) => stages.get(objectKey(step.ref)) ?? 0;
   const inReverse = [...new Set(steps.map(stageOf2))].sort((left, right) => right - left);
   return inReverse.flatMap(
-    (stage) => RESTORE_PHASES.map((phase) => steps.filter((step) => stageOf2(step) === stage && phaseOf(step) === phase)).filter(
+    (stage) => RESTORE_ROUNDS.map((round3) => steps.filter((step) => stageOf2(step) === stage && roundOf(step) === round3)).filter(
       (group) => group.length > 0
     )
   );
 }
-function inPhaseOrder(steps) {
-  return restorePhases(steps).flat();
+function inRoundOrder(steps) {
+  return restoreRounds(steps).flat();
 }
-var NEVER_DELETED, RESTORE_PHASES, DEFINITIONS, CREATED_AND_KEPT;
+var NEVER_DELETED, RESTORE_ROUNDS, DEFINITIONS, CREATED_AND_KEPT;
 var init_plan = __esm({
   "src/restore/plan.ts"() {
     "use strict";
@@ -67077,7 +67077,7 @@ var init_plan = __esm({
       "apiextensions.k8s.io/CustomResourceDefinition",
       "/PersistentVolumeClaim"
     ]);
-    RESTORE_PHASES = [
+    RESTORE_ROUNDS = [
       "definitions",
       "configuration",
       "workloads",
@@ -67674,10 +67674,10 @@ async function executeRestore(steps, options, deps) {
   const apiResources = () => resources ??= discover();
   const writes = steps.filter((step) => step.action !== "keep");
   if (writes.length > 0) deps.reporter.emit({ kind: "restoring", objects: writes.map((step) => step.ref) });
-  for (const phase of restorePhases(steps, options.stages)) {
-    const reads = await firstReads(phase, deps);
+  for (const round3 of restoreRounds(steps, options.stages)) {
+    const reads = await firstReads(round3, deps);
     const settled = await Promise.allSettled(
-      phase.map(async (step) => {
+      round3.map(async (step) => {
         const result = await restoreOne(step, { options, deps, apiResources, read: reads(step) }).catch(
           async (error2) => failed(step, error2 instanceof Error ? error2.message : String(error2), deps)
         );
@@ -67690,10 +67690,10 @@ async function executeRestore(steps, options, deps) {
   }
   return results;
 }
-async function firstReads(phase, deps) {
+async function firstReads(round3, deps) {
   const listed = await readObjects(
     deps.kubectl,
-    phase.filter((step) => step.action !== "keep").map((step) => step.ref),
+    round3.filter((step) => step.action !== "keep").map((step) => step.ref),
     { byNameLimit: 0 }
   );
   const unread = new Set(listed.unread.map(({ ref }) => objectKey(ref)));
@@ -68441,11 +68441,11 @@ var init_diff = __esm({
 });
 
 // src/track/options.ts
-function trackOptions(settings, phase, timeoutMs, extra = {}) {
+function trackOptions(settings, watching, timeoutMs, extra = {}) {
   return {
     timeoutMs,
     pollIntervalMs: settings.pollIntervalMs,
-    phase,
+    watching,
     stopWhenAnyFails: extra.stopWhenAnyFails ?? false,
     watch: settings.watch,
     logLines: settings.logLines,
@@ -70898,7 +70898,7 @@ async function look(watched2, source, startedAt, run, deps) {
 async function lastLook(watched2, run, deps) {
   const unseen = watched2.filter((entry) => !entry.seen);
   for (const [namespace, types] of typesByNamespace(unseen)) {
-    const reading = await deps.kubectl.workloadState(namespace, types).catch((error2) => error2 instanceof Error ? error2 : new Error(String(error2)));
+    const reading = await deps.kubectl.workloadSnapshot(namespace, types).catch((error2) => error2 instanceof Error ? error2 : new Error(String(error2)));
     for (const entry of unseen.filter((candidate) => candidate.target.workload.namespace === namespace)) {
       const stop = await judgeOne(entry, reading, deps.clock.now(), run, deps);
       if (stop) return stop;
