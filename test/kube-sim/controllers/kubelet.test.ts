@@ -116,7 +116,7 @@ describe('kubelet', () => {
       return waitingReason(pod) === 'ErrImagePull' ? containerStatus(pod) : undefined;
     });
     expect(errPull.state.waiting.message).toBe(
-      'failed to pull and unpack image "docker.io/library/nginx:9.99": failed to resolve reference "docker.io/library/nginx:9.99": docker.io/library/nginx:9.99: not found',
+      'rpc error: code = NotFound desc = failed to pull and unpack image "docker.io/library/nginx:9.99": failed to resolve reference "docker.io/library/nginx:9.99": docker.io/library/nginx:9.99: not found',
     );
     const backOff = await firstSeen(sim.store, 'ImagePullBackOff', () => {
       const pod = onlyPod(sim!, 'web');
