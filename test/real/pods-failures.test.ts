@@ -31,14 +31,21 @@ const argsOf = (object: KubeObject | undefined) =>
   (object?.spec.template?.spec.containers[0] as { args?: string[] } | undefined)?.args;
 
 describe('real pods that fail after the pull', () => {
-  it('restores a container its liveness probe keeps killing: exit 3, the probe named', async () => {
+  it('restores a release whose liveness probe starts failing during --bake: exit 3, the restart named', async () => {
     await healthy('alive');
+    // Ready at once, then /healthz answers 500 from 3 s on: the kubelet kills and restarts it.
     const run = await apply(
       'alive',
-      deployment('alive', { args: [...SERVE, '-live-fail-after', '2s'], liveness: true }),
+      deployment('alive', { args: [...SERVE, '-live-fail-after', '3s'], readiness: true, liveness: true }),
+      ['--bake', '40s'],
     );
     expect(run.exitCode, run.output).toBe(3);
-    expect(run.output).toMatch(/[Ll]iveness probe failed: HTTP probe failed with statuscode: 500|CrashLoopBackOff/);
+    expect(run.output).toMatch(/restart/i);
+    const events = await sandbox.kubectl(['get', 'events', '-n', sandbox.namespace, '-o', 'json']);
+    const messages = (JSON.parse(events.stdout) as { items: { message: string }[] }).items.map(
+      (event) => event.message,
+    );
+    expect(messages).toContain('Liveness probe failed: HTTP probe failed with statuscode: 500');
     expect(argsOf(await sandbox.get('deployment', 'alive'))).toEqual(SERVE);
   });
 

@@ -77,9 +77,15 @@ describe('real pods on a real node (kubelet and containerd)', () => {
     );
     expect(run.exitCode, run.output).toBe(3);
     expect(run.output).toMatch(/ErrImagePull|ImagePullBackOff/);
-    // The real kubelet keeps the gRPC status prefix for a NotFound from containerd.
-    expect(run.output).toContain('rpc error: code = NotFound desc = failed to pull and unpack image');
-    expect(run.output).toContain(`${testImage('9.99')}: not found`);
+    expect(run.output).toContain(`ErrImagePull: ${testImage('9.99')}: not found`);
+    // The real kubelet keeps the gRPC status prefix of containerd's NotFound (its events outlive the pod).
+    const events = await sandbox.kubectl(['get', 'events', '-n', sandbox.namespace, '-o', 'json']);
+    const messages = (JSON.parse(events.stdout) as { items: { message: string }[] }).items.map(
+      (event) => event.message,
+    );
+    expect(messages).toContain(
+      `Failed to pull image "${testImage('9.99')}": rpc error: code = NotFound desc = failed to pull and unpack image "${testImage('9.99')}": failed to resolve reference "${testImage('9.99')}": ${testImage('9.99')}: not found`,
+    );
     const restored = await sandbox.get('deployment', 'missing');
     expect(restored?.spec.template?.spec.containers[0]?.image).toBe(testImage());
   });
@@ -102,8 +108,11 @@ describe('real pods on a real node (kubelet and containerd)', () => {
     await healthy('crash');
     const run = await apply(
       'crash',
+      // With its readiness probe: without one the kubelet reports the container Ready for the
+      // moment it runs, and the rollout is complete before it first exits (as kubectl rollout status says).
       deployment('crash', {
         args: ['-print', 'connecting to db at db:5432|fatal: db:5432 refused the connection', '-exit', '3'],
+        readiness: true,
       }),
     );
     expect(run.exitCode, run.output).toBe(3);
@@ -133,7 +142,11 @@ describe('real pods on a real node (kubelet and containerd)', () => {
     await healthy('oom');
     const run = await apply(
       'oom',
-      deployment('oom', { args: ['-alloc-mib', '96', ...SERVE], resources: { limits: { memory: '24Mi' } } }),
+      deployment('oom', {
+        args: ['-alloc-mib', '96', ...SERVE],
+        readiness: true,
+        resources: { limits: { memory: '24Mi' } },
+      }),
     );
     expect(run.exitCode, run.output).toBe(3);
     expect(run.output).toContain('OOMKilled');
