@@ -10,7 +10,7 @@
 //	  -exit N -after D               exit N after D (with -serve: serve until then)
 //	  -serve ADDR                    serve HTTP: / and /healthz 200, /ready 200 unless -ready-fail;
 //	                                 /healthz 500 from -live-fail-after D on
-//	  -sleep                         otherwise wait for SIGTERM
+//	                                 otherwise wait for SIGTERM, then exit -term-exit (default 0)
 package main
 
 import (
@@ -41,6 +41,7 @@ func main() {
 		serve         = flag.String("serve", "", "address to serve HTTP on")
 		readyFail     = flag.Bool("ready-fail", false, "answer /ready with 500")
 		liveFailAfter = flag.Duration("live-fail-after", 0, "answer /healthz with 500 from then on")
+		termExit      = flag.Int("term-exit", 0, "exit code after SIGTERM")
 	)
 	flag.Parse()
 	started := time.Now()
@@ -111,6 +112,7 @@ func main() {
 	}
 	waitForSignal()
 	_ = held
+	os.Exit(*termExit)
 }
 
 func fillFile(path string, mib int) error {

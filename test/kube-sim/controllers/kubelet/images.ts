@@ -5,7 +5,7 @@
 // remote_image.go pullImageV1, v0.37.2); containerd answers a reference or repository that is not
 // found with code NotFound (errdefs.ToGRPC), so those keep `rpc error: code = NotFound desc = `
 // in the waiting message, the event and the ImagePullBackOff text, as a v1.37.2 kubelet with
-// containerd 1.6.20 showed (test/fixtures/pods/real-kubelet/README.md).
+// containerd 1.6.20 showed (fixtures/README.md).
 
 import { createHash } from 'node:crypto';
 import type { ImageAvailability, ImageBehaviour, RegistryEntry, Scenario, TokenServerFailure } from '../../scenario.js';
