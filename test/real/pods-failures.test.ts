@@ -110,7 +110,10 @@ describe('real pods that fail after the pull', () => {
     const run = await apply(
       'cache',
       deployment('cache', {
-        args: [...SERVE, '-fill', '/cache/blob', '-fill-mib', '24', '-fill-after', '4s'],
+        // Exits 143 at the kubelet's SIGTERM, as a process killed by it does: a container that exits
+        // 0 there leaves its evicted pod Succeeded with no reason (the Evicted event alone says it,
+        // test/kube-sim/controllers/kubelet/fixtures/evicted-exit-0.pod.json), which kguard's bake does not see.
+        args: [...SERVE, '-fill', '/cache/blob', '-fill-mib', '24', '-fill-after', '4s', '-term-exit', '143'],
         readiness: true,
         volumeMounts: [{ name: 'cache', mountPath: '/cache' }],
         volumes: [{ name: 'cache', emptyDir: { sizeLimit: '8Mi' } }],
