@@ -3,7 +3,10 @@
 // and a failing readiness probe, the time from kguard's start (`kguard apply` of a new Deployment
 // of one replica) to its verdict line, on a real node (a kubelet and containerd,
 // test/control-plane/node.ts) and on kube-sim (time scale 1) with the same failure scripted by its
-// knobs. Each run is its own Deployment; kguard deletes it again (it created it).
+// knobs. Each run is its own Deployment; kguard deletes it again (it created it). Every container
+// has a readiness probe: without one the kubelet reports a container that exits at start Ready for
+// the moment it runs, and the rollout is complete before the first crash (kubectl rollout status
+// says the same).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,20 +30,28 @@ const FAMILIES: Family[] = [
   {
     name: 'missing image (tag not found)',
     flags: ['--image-check', 'off'],
-    real: { tag: '9.99', args: SERVE },
-    sim: { image: 'nginx:9.99', annotations: {} },
+    real: { tag: '9.99', args: SERVE, readiness: true },
+    sim: { image: 'nginx:9.99', annotations: {}, readiness: true },
   },
   {
     name: 'crash loop (exit 1 at start)',
     flags: [],
-    real: { tag: '1', args: ['-print', 'fatal: no config', '-exit', '1'] },
-    sim: { image: 'nginx:1.25', annotations: { 'sim.kguard.dev/exit-code': '1', 'sim.kguard.dev/run-seconds': '0' } },
+    real: { tag: '1', args: ['-print', 'fatal: no config', '-exit', '1'], readiness: true },
+    sim: {
+      image: 'nginx:1.25',
+      annotations: { 'sim.kguard.dev/exit-code': '1', 'sim.kguard.dev/run-seconds': '0' },
+      readiness: true,
+    },
   },
   {
     name: 'OOMKilled (limit 24Mi)',
     flags: [],
-    real: { tag: '1', args: ['-alloc-mib', '96', ...SERVE], memory: '24Mi' },
-    sim: { image: 'nginx:1.25', annotations: { 'sim.kguard.dev/oom-kill': 'true', 'sim.kguard.dev/run-seconds': '0' } },
+    real: { tag: '1', args: ['-alloc-mib', '96', ...SERVE], memory: '24Mi', readiness: true },
+    sim: {
+      image: 'nginx:1.25',
+      annotations: { 'sim.kguard.dev/oom-kill': 'true', 'sim.kguard.dev/run-seconds': '0' },
+      readiness: true,
+    },
   },
   {
     name: 'failing readiness (--readiness-grace 10s)',
