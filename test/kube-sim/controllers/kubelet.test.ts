@@ -68,8 +68,8 @@ describe('kubelet', () => {
         ),
       ),
     ).toBe(true);
-    expect(events).toContain('Normal Created: Created container: app');
-    expect(events).toContain('Normal Started: Started container app');
+    expect(events).toContain('Normal Created: Container created');
+    expect(events).toContain('Normal Started: Container started');
     const pulling = eventsFor(sim.store, pod.metadata.name).find((e) => e.reason === 'Pulling')!;
     expect(pulling.involvedObject).toMatchObject({
       kind: 'Pod',
@@ -113,7 +113,7 @@ describe('kubelet', () => {
       return waitingReason(pod) === 'ErrImagePull' ? containerStatus(pod) : undefined;
     });
     expect(errPull.state.waiting.message).toBe(
-      'failed to pull and unpack image "docker.io/library/nginx:9.99": failed to resolve reference "docker.io/library/nginx:9.99": docker.io/library/nginx:9.99: not found',
+      'rpc error: code = NotFound desc = failed to pull and unpack image "docker.io/library/nginx:9.99": failed to resolve reference "docker.io/library/nginx:9.99": docker.io/library/nginx:9.99: not found',
     );
     const backOff = await firstSeen(sim.store, 'ImagePullBackOff', () => {
       const pod = onlyPod(sim!, 'web');
@@ -232,7 +232,9 @@ describe('kubelet', () => {
     expect(pod.status.phase).toBe('Running');
     expect(pod.metadata.annotations!['sim.kguard.dev/logs.app']).toBe('panic: boom');
     expect(podEvents(sim, pod)).toContain(`Warning BackOff: Back-off restarting failed container app in pod ${ref}`);
-    expect(podEvents(sim, pod)).toContain('Normal Pulled: Container image "nginx:1.25" already present on machine');
+    expect(podEvents(sim, pod)).toContain(
+      'Normal Pulled: Container image "nginx:1.25" already present on machine and can be accessed by the pod',
+    );
     // The back-off doubles: wait for a later restart's CrashLoopBackOff and check every one seen.
     await firstSeen(sim.store, 'back-off doubles', () => {
       const s = containerStatus(onlyPod(sim!, 'web'));
