@@ -17,6 +17,8 @@
 //      the processes and requests of each
 //   8. a fleet of 3 clusters against 3 single-cluster runs one after another, healthy and failing
 //      in the last cluster: wall time and kubectl processes (fleet.ts)
+// `--real` runs real.ts instead: kguard beside kubectl and Helm 4 on the real control plane
+// (its sections and flags there).
 // `--only scale` runs section 7 alone; `--sizes 10,100` picks its sizes. `--only overhead` runs
 // sections 3 and 3b; `--only fleet` section 8 (3 runs each unless --runs).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -30,6 +32,7 @@ import { Redactor } from '../../src/report/safety/redact.js';
 import { startCluster, type Cluster } from '../kube-sim/cluster.js';
 import { scaleCase, scaleRow, SCALE_HEADER } from './scale.js';
 import { fleetBench } from './fleet.js';
+import { defaultExecutable, realBench } from './real.js';
 import { counted, mostListed, type Counted } from '../e2e/counted.js';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 import type { KubeObject } from '../kube-sim/types.js';
@@ -40,6 +43,9 @@ const { values: flags } = parseArgs({
     runs: { type: 'string' },
     only: { type: 'string' },
     sizes: { type: 'string' },
+    real: { type: 'boolean' },
+    executable: { type: 'string' },
+    'scale-runs': { type: 'string' },
   },
 });
 const kguard = flags.kguard ?? fileURLToPath(new URL('../../../bin/kguard', import.meta.url));
@@ -447,6 +453,17 @@ async function atScale(): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  if (flags.real) {
+    await realBench({
+      kguard,
+      executable: flags.executable ?? defaultExecutable(fileURLToPath(new URL('../../../', import.meta.url))),
+      runs: RUNS,
+      scaleRuns: Number(flags['scale-runs'] ?? 3),
+      sizes: (flags.sizes ?? '300').split(',').map(Number),
+      only: flags.only?.split(','),
+    });
+    return;
+  }
   const began = performance.now();
   console.log(`kguard: ${kguard}; ${flags.only === 'fleet' ? Number(flags.runs ?? 3) : RUNS} runs each`);
   if (flags.only === 'scale') {
