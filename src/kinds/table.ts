@@ -55,7 +55,7 @@ export interface KindRow {
   rules(overrides: Overrides): RolloutRules<unknown> | undefined;
   /** An extra step right after this kind's pre-apply copy was put back. */
   afterRestore?: RestoreHook;
-  /** What that extra step writes, in the object's namespace: checked before the apply (run/apply/permissions.ts). */
+  /** What that extra step writes, in the object's namespace: checked before the apply (run/apply/before-write/permissions.ts). */
   restoreNeeds?: ReadonlyArray<{ verb: string; group: string; resource: string; why: string }>;
   /** It is judged with the other objects of its own type in its namespace (an Ingress): its watch is not narrowed to its name. */
   readsSiblings?: boolean;

@@ -19,7 +19,7 @@ import { objectKey, type KubeObject, type ObjectRef } from '../../objects/model.
 import { detectChanges, track, type PendingObject } from './changes.js';
 import type { Deps } from './deps.js';
 import { readLater, type RunPart, type RunPlan } from './parts.js';
-import { checkPermissions } from './permissions.js';
+import { checkPermissions } from './before-write/permissions.js';
 import { snapshot } from './understand.js';
 import { Persistence, RETRY } from '../../restore/persist.js';
 

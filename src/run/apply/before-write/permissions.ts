@@ -5,11 +5,11 @@
 // and created, a StatefulSet's stuck pods are deleted. One SelfSubjectAccessReview per verb,
 // resource and namespace, all in one kubectl process; a verb the user lacks refuses the run before
 // anything is applied (exit 2), naming the rule to add, unless --rollback none.
-import { KubectlError } from '../../errors.js';
-import { rowFor } from '../../kinds/table.js';
-import type { AccessQuestion, ApiResource } from '../../kubectl/types.js';
-import type { ApplyOptions } from '../../model/options.js';
-import { changeOf } from '../../objects/compare.js';
+import { KubectlError } from '../../../errors.js';
+import { rowFor } from '../../../kinds/table.js';
+import type { AccessQuestion, ApiResource } from '../../../kubectl/types.js';
+import type { ApplyOptions } from '../../../model/options.js';
+import { changeOf } from '../../../objects/compare.js';
 import {
   describeObject,
   groupOf,
@@ -18,11 +18,11 @@ import {
   refOf,
   type KubeObject,
   type ObjectRef,
-} from '../../objects/model.js';
-import { planRestore, type PlannedObject } from '../../restore/plan.js';
-import type { RestoreStep } from '../../restore/steps.js';
-import type { Deps } from './deps.js';
-import type { Understood } from './understand.js';
+} from '../../../objects/model.js';
+import { planRestore, type PlannedObject } from '../../../restore/plan.js';
+import type { RestoreStep } from '../../../restore/steps.js';
+import type { Deps } from '../deps.js';
+import type { Understood } from '../understand.js';
 
 /** One verb a restore needs, on what, and why (for the message). */
 export interface NeededAccess extends AccessQuestion {
