@@ -37,29 +37,30 @@ const modified = (file) => {
 // (an optional dependency per platform, build/npm-platforms.ts): it starts in a fraction of the
 // bundle's time on Node, so it runs instead. KGUARD_RUNTIME=node runs the bundle anyway.
 const PLATFORM_PACKAGES = {
-  'linux x64 glibc': '@kguard/linux-x64',
-  'linux arm64 glibc': '@kguard/linux-arm64',
-  'linux x64 musl': '@kguard/linux-x64-musl',
-  'darwin x64': '@kguard/darwin-x64',
-  'darwin arm64': '@kguard/darwin-arm64',
+  'linux x64': ['@kguard/linux-x64', '@kguard/linux-x64-musl'],
+  'linux arm64': ['@kguard/linux-arm64'],
+  'darwin x64': ['@kguard/darwin-x64'],
+  'darwin arm64': ['@kguard/darwin-arm64'],
 };
 
 /** This machine's executable from its platform package, when npm installed one. */
 export function platformExecutable(platform = process.platform, arch = process.arch) {
   if (process.env.KGUARD_RUNTIME === 'node') return undefined;
-  let libc = '';
-  if (platform === 'linux') {
-    // Node's report names the glibc it runs on; musl (Alpine) has none.
-    const header = process.report?.getReport?.().header;
-    libc = header?.glibcVersionRuntime ? ' glibc' : ' musl';
+  const require = createRequire(import.meta.url);
+  const installed = (PLATFORM_PACKAGES[`${platform} ${arch}`] ?? []).flatMap((name) => {
+    try {
+      return [{ name, path: require.resolve(`${name}/bin/kguard`) }];
+    } catch {
+      return [];
+    }
+  });
+  // npm installs the one whose libc matches; should both be there, Node's report names the glibc
+  // it runs on (musl, Alpine's, has none).
+  if (installed.length > 1) {
+    const glibc = Boolean(process.report?.getReport?.().header?.glibcVersionRuntime);
+    return installed.find(({ name }) => name.endsWith('-musl') !== glibc)?.path;
   }
-  const name = PLATFORM_PACKAGES[`${platform} ${arch}${libc}`];
-  if (!name) return undefined;
-  try {
-    return createRequire(import.meta.url).resolve(`${name}/bin/kguard`);
-  } catch {
-    return undefined;
-  }
+  return installed[0]?.path;
 }
 
 /**

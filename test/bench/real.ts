@@ -19,6 +19,8 @@
 //   scale    N objects all changed (--sizes, default 300), client-side and --server-side, against
 //            `kubectl apply` (and --server-side) and `helm upgrade --wait=watcher`; --scale-runs
 //            rounds (default 3: a round of 300 takes minutes)
+// `--baseline PATH` (and `--baseline-executable PATH`) adds another build's kguard to every
+// section, in the same rounds: a before/after pair measured in the same hour.
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -35,6 +37,9 @@ export interface RealOptions {
   kguard: string;
   /** The release executable (dist/binaries/kguard-linux-x64), when built. */
   executable?: string;
+  /** Another build to pair with this one (`--baseline PATH` to its bin/kguard, `--baseline-executable`): before/after in the same rounds. */
+  baseline?: string;
+  baselineExecutable?: string;
   runs: number;
   scaleRuns: number;
   sizes: number[];
@@ -116,10 +121,13 @@ class Bench {
 
   /** The kguard commands: the npm package, and the executable when there is one. */
   private kguards(prefix: string, files: AppFiles, extra: string[] = [], exitCode = 0): Tool[] {
-    const builds: Array<[string, string]> = [['kguard apply (npm package)', this.options.kguard]];
-    if (this.options.executable) builds.push(['kguard apply (executable)', this.options.executable]);
-    return builds.map(([name, binary], index) => {
-      const namespace = `${prefix}-kguard${index === 0 ? '' : '-exe'}`;
+    const builds: Array<[string, string, string]> = [['kguard apply (npm package)', this.options.kguard, '']];
+    if (this.options.executable) builds.push(['kguard apply (executable)', this.options.executable, '-exe']);
+    if (this.options.baseline) builds.push(['kguard apply (npm package, baseline)', this.options.baseline, '-base']);
+    if (this.options.baselineExecutable)
+      builds.push(['kguard apply (executable, baseline)', this.options.baselineExecutable, '-base-exe']);
+    return builds.map(([name, binary, suffix]) => {
+      const namespace = `${prefix}-kguard${suffix}`;
       return {
         name: `${name}${extra.length > 0 ? ` ${extra.join(' ')}` : ''}`,
         namespace,

@@ -45,6 +45,8 @@ const { values: flags } = parseArgs({
     sizes: { type: 'string' },
     real: { type: 'boolean' },
     executable: { type: 'string' },
+    baseline: { type: 'string' },
+    'baseline-executable': { type: 'string' },
     'scale-runs': { type: 'string' },
   },
 });
@@ -457,6 +459,8 @@ async function main(): Promise<void> {
     await realBench({
       kguard,
       executable: flags.executable ?? defaultExecutable(fileURLToPath(new URL('../../../', import.meta.url))),
+      baseline: flags.baseline,
+      baselineExecutable: flags['baseline-executable'],
       runs: RUNS,
       scaleRuns: Number(flags['scale-runs'] ?? 3),
       sizes: (flags.sizes ?? '300').split(',').map(Number),
