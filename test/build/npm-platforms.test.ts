@@ -1,6 +1,6 @@
 // What `npm install kguard` brings: one npm package per release executable, matched by npm on os,
 // cpu and libc, and the launcher (bin/launch.mjs) that runs the installed one instead of the bundle.
-import { chmod, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -70,6 +70,21 @@ describe('the launcher, with a platform package installed', () => {
     const run = await child;
     expect(run.stdout).toBe('executable: wait\ngot TERM');
     expect(run.exitCode).toBe(143);
+  });
+
+  it("becomes the executable at install (npm's postinstall), so a run starts no Node first", async () => {
+    const copy = join(root, 'installed');
+    await mkdir(join(copy, 'node_modules', 'kguard'), { recursive: true });
+    await cp(join(root, 'node_modules'), join(copy, 'node_modules'), { recursive: true });
+    const bin = join(copy, 'node_modules', 'kguard', 'bin');
+    await execa(process.execPath, [join(bin, 'install.mjs')]);
+    for (const command of ['kguard', 'kubectl-rollout_guard']) {
+      expect(await readFile(join(bin, command), 'utf8')).toMatch(/^#!\/bin\/sh\n/);
+      // No Node between: the shell script runs as the command itself.
+      const run = await execa(join(bin, command), ['status'], { env: { PATH: '/nonexistent' }, extendEnv: false });
+      expect(run.stdout).toBe('executable: status');
+    }
+    expect(await readFile(join(bin, 'kubectl_complete-rollout_guard'), 'utf8')).toContain('__complete');
   });
 
   it('runs the JavaScript instead under KGUARD_RUNTIME=node', async () => {
