@@ -155,7 +155,7 @@ export class RunJournal {
   }
 
   /**
-   * The run ended cleanly: nothing is left to roll back. Its Secrets are deleted, the home one
+   * The run ended cleanly: nothing is left to restore. Its Secrets are deleted, the home one
    * last. Those that cannot be deleted are marked finished instead, so that `kguard status` never
    * offers to roll back a healthy run and `kguard rollback` refuses it.
    */

@@ -9,7 +9,7 @@ import type { RecoveredRun } from '../../model/result.js';
 import { objectKey, type ObjectRef } from '../../objects/model.js';
 import { heldOf } from '../../journal/lease.js';
 import type { JournalSecretRef } from '../../journal/store.js';
-import { listRuns, type RunRecord } from '../status/runs.js';
+import { listRuns, type RunRecord } from '../../journal/runs.js';
 import { runRollback, type RollbackDeps } from './rollback.js';
 
 /** The runs of one namespace, listed ahead (lookAhead). */

@@ -1,15 +1,15 @@
 // The runs a cluster shows: their journals and their Leases, and whether each run is alive.
 // `kguard status` lists them; `rollback`, `unlock` and `forget` pick one and refuse a live one.
-import { InputError } from '../../errors.js';
-import type { Kubectl } from '../../kubectl/types.js';
-import type { HolderProbe } from '../../journal/holder.js';
-import type { Journal } from '../../journal/journal.js';
-import { leaseHolder, LEASE_SELECTOR } from '../../journal/lease.js';
-import { LEASE_TYPE } from '../../journal/held-leases.js';
-import { livenessOf, type RunLiveness } from '../../journal/liveness.js';
-import { listJournals, type JournalSecretRef } from '../../journal/store.js';
-import { stopAnswerOf, stopRequestOf } from '../../journal/stop.js';
-import type { KubeObject } from '../../objects/model.js';
+import { InputError } from '../errors.js';
+import type { Kubectl } from '../kubectl/types.js';
+import type { HolderProbe } from './holder.js';
+import type { Journal } from './journal.js';
+import { leaseHolder, LEASE_SELECTOR } from './lease.js';
+import { LEASE_TYPE } from './held-leases.js';
+import { livenessOf, type RunLiveness } from './liveness.js';
+import { listJournals, type JournalSecretRef } from './store.js';
+import { stopAnswerOf, stopRequestOf } from './stop.js';
+import type { KubeObject } from '../objects/model.js';
 
 export interface RunRecord {
   runId: string;
@@ -123,7 +123,7 @@ export function statusLines(runs: readonly RunRecord[], now: Date): string[] {
 /**
  * The run a command acts on: the one named, or (rollback) the only journalled run that is not
  * alive and not finished. A live run, a finished one, or one whose life cannot be told is refused
- * unless `force`: rolling back a live run undoes a deploy that may be healthy.
+ * unless `force`: restoring a live run takes back a deploy that may be healthy.
  */
 export function pickRun(
   runs: readonly RunRecord[],
