@@ -1173,17 +1173,17 @@ var require_option = __commonJS({
     }
     function splitOptionFlags(flags) {
       let shortFlag;
-      let longFlag;
+      let longFlag2;
       const shortFlagExp = /^-[^-]$/;
       const longFlagExp = /^--[^-]/;
       const flagParts = flags.split(/[ |,]+/).concat("guard");
       if (shortFlagExp.test(flagParts[0])) shortFlag = flagParts.shift();
-      if (longFlagExp.test(flagParts[0])) longFlag = flagParts.shift();
+      if (longFlagExp.test(flagParts[0])) longFlag2 = flagParts.shift();
       if (!shortFlag && shortFlagExp.test(flagParts[0]))
         shortFlag = flagParts.shift();
       if (!shortFlag && longFlagExp.test(flagParts[0])) {
-        shortFlag = longFlag;
-        longFlag = flagParts.shift();
+        shortFlag = longFlag2;
+        longFlag2 = flagParts.shift();
       }
       if (flagParts[0].startsWith("-")) {
         const unsupportedFlag = flagParts[0];
@@ -1204,11 +1204,11 @@ var require_option = __commonJS({
         throw new Error(`${baseError}
 - unrecognised flag format`);
       }
-      if (shortFlag === void 0 && longFlag === void 0)
+      if (shortFlag === void 0 && longFlag2 === void 0)
         throw new Error(
           `option creation failed due to no flags found in '${flags}'.`
         );
-      return { shortFlag, longFlag };
+      return { shortFlag, longFlag: longFlag2 };
     }
     exports.Option = Option2;
     exports.DualOptions = DualOptions;
@@ -3601,11 +3601,11 @@ var init_errors = __esm({
       InputError: 1,
       /** kubectl or the cluster failed before or during apply. */
       ClusterError: 2,
-      /** A changed workload failed; it was rolled back (or left in place with --no-rollback). */
+      /** A changed workload failed; what the apply changed was restored (or left in place with --no-rollback). */
       RolledBack: 3,
-      /** A changed workload failed and rollback failed or was impossible: a person must act. */
+      /** A changed workload failed and its restore failed or was impossible: a person must act. */
       RollbackFailed: 4,
-      /** A changed workload did not become healthy within --timeout (rolled back unless --no-rollback). */
+      /** A changed workload did not become healthy within --timeout (restored unless --no-rollback). */
       TimedOut: 5,
       /** Cancelled by SIGINT or SIGTERM (128 + 2, as shells report Ctrl-C); what the apply changed was restored. */
       Interrupted: 130,
@@ -4084,12 +4084,12 @@ var init_literals = __esm({
       }
       child(node, code) {
         if (node === ROOT) return this.rootChildren[code];
-        const count3 = this.get(node, CHILD_COUNT);
-        if (count3 === 1) {
+        const count2 = this.get(node, CHILD_COUNT);
+        if (count2 === 1) {
           const only = this.get(node, FIRST_CHILD);
           return this.get(only, CODE) === code ? only : NONE;
         }
-        return count3 === 0 ? NONE : this.edges.get(node, code);
+        return count2 === 0 ? NONE : this.edges.get(node, code);
       }
       /** While the trie grows, before the edge table exists. */
       linkedChild(node, code) {
@@ -4374,6 +4374,42 @@ var init_environment = __esm({
   }
 });
 
+// src/duration.ts
+function parseDuration(text2, what) {
+  const ms = durationMs(text2.trim());
+  if (ms === void 0)
+    throw new InputError(`${what} ${JSON.stringify(text2)} is not a duration. Use forms like 90s, 5m or 1m30s.`);
+  if (ms > MAX_DURATION_MS) {
+    throw new InputError(
+      `${what} ${text2} is too long: the longest duration kguard can wait is 596h (about 24.8 days).`
+    );
+  }
+  return ms;
+}
+function durationMs(text2) {
+  if (/^\d+(\.\d+)?$/.test(text2)) return Number(text2) * 1e3;
+  const parts = [...text2.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
+  if (parts.length === 0 || parts.map((part) => part[0]).join("") !== text2) return void 0;
+  return parts.reduce((total, part) => total + Number(part[1]) * (UNITS[part[2]] ?? 0), 0);
+}
+function formatDuration(ms) {
+  if (ms % 1e3 !== 0) return `${ms}ms`;
+  const hours = Math.floor(ms / 36e5);
+  const minutes = Math.floor(ms % 36e5 / 6e4);
+  const seconds4 = ms % 6e4 / 1e3;
+  const text2 = `${hours ? `${hours}h` : ""}${minutes ? `${minutes}m` : ""}${seconds4 ? `${seconds4}s` : ""}`;
+  return text2 || "0s";
+}
+var UNITS, MAX_DURATION_MS;
+var init_duration = __esm({
+  "src/duration.ts"() {
+    "use strict";
+    init_errors();
+    UNITS = { ms: 1, s: 1e3, m: 6e4, h: 36e5 };
+    MAX_DURATION_MS = 2 ** 31 - 1;
+  }
+});
+
 // src/model/options.ts
 var DEFAULTS;
 var init_options = __esm({
@@ -4396,6 +4432,475 @@ var init_options = __esm({
       statusGraceMs: 3e4,
       imageCheck: "on"
     };
+  }
+});
+
+// src/api/flag-kinds.ts
+function wholeNumber(what) {
+  return {
+    fromCli: (value, said2) => {
+      if (!/^\d+$/.test(value.trim()))
+        throw new InputError(`${said2} ${JSON.stringify(value)} is not a number of ${what(said2)}`);
+      return Number(value.trim());
+    },
+    fromLibrary: same
+  };
+}
+function oneOf() {
+  return { fromCli: (value) => value, fromLibrary: same };
+}
+function runLabelOf(text2) {
+  if (text2 === void 0) return void 0;
+  const label = text2.trim();
+  if (label === "" || label.length > 253 || /[\u0000-\u001f\u007f]/.test(label))
+    throw new InputError(
+      `--run-label ${JSON.stringify(text2)}: give one line of 1 to 253 printable characters, e.g. --run-label "$SR_DEPLOYMENT_ID" or --run-label "$GITHUB_RUN_ID-$GITHUB_RUN_ATTEMPT".`
+    );
+  return label;
+}
+function longFlag(row) {
+  return /--[a-z][-a-z]*/.exec(row.syntax)?.[0] ?? row.syntax;
+}
+function attributeOf(row) {
+  return row.attribute ?? row.name;
+}
+function optionOf(row) {
+  if (row.option === false) return void 0;
+  return row.option ?? (row.library === void 0 ? row.name : void 0);
+}
+var same, SWITCH, TEXT, TEXTS, DURATION, CONTEXTS, DRY_RUN, ROLLBACK, RUN_LABEL2, cliOnly;
+var init_flag_kinds = __esm({
+  "src/api/flag-kinds.ts"() {
+    "use strict";
+    init_duration();
+    init_errors();
+    same = (value) => value;
+    SWITCH = { fromCli: same, fromLibrary: same };
+    TEXT = { fromCli: same, fromLibrary: same };
+    TEXTS = { fromCli: same, fromLibrary: (value) => [...value] };
+    DURATION = {
+      fromCli: parseDuration,
+      fromLibrary: (value, said2) => typeof value === "string" ? parseDuration(value, said2) : value
+    };
+    CONTEXTS = {
+      fromCli: (value) => value.split(","),
+      fromLibrary: (value) => [...value]
+    };
+    DRY_RUN = {
+      fromCli: (value) => {
+        if (value === false || value === "none") return void 0;
+        if (value === true || value === "server") return "server";
+        if (value === "client") return "client";
+        throw new InputError(`--dry-run=${value} is not one of none, client, server.`);
+      },
+      fromLibrary: same
+    };
+    ROLLBACK = {
+      fromCli: (value) => {
+        if (value === false) return "none";
+        if (value === true) return "all";
+        if (value === "all" || value === "failed" || value === "none") return value;
+        throw new InputError(`--rollback ${JSON.stringify(value)} is not one of all, failed, none.`);
+      },
+      fromLibrary: same
+    };
+    RUN_LABEL2 = { fromCli: runLabelOf, fromLibrary: runLabelOf };
+    cliOnly = (reason) => ({ cliOnly: reason });
+  }
+});
+
+// src/api/flags.ts
+var APPLY_FLAGS;
+var init_flags2 = __esm({
+  "src/api/flags.ts"() {
+    "use strict";
+    init_duration();
+    init_options();
+    init_flag_kinds();
+    APPLY_FLAGS = [
+      {
+        name: "files",
+        attribute: "filename",
+        option: "filenames",
+        syntax: "-f, --filename <file|dir|url|->",
+        help: "manifests to apply (repeatable); - reads stdin",
+        kind: TEXTS,
+        repeatable: true,
+        default: []
+      },
+      {
+        name: "recursive",
+        syntax: "-R, --recursive",
+        help: "read directories given with -f recursively",
+        kind: SWITCH
+      },
+      {
+        name: "kustomize",
+        syntax: "-k, --kustomize <dir>",
+        help: "apply a kustomization directory",
+        kind: TEXT
+      },
+      {
+        name: "namespace",
+        syntax: "-n, --namespace <namespace>",
+        help: "namespace for objects that name none",
+        kind: TEXT
+      },
+      {
+        name: "context",
+        syntax: "--context <name>",
+        help: "kubeconfig context to use",
+        kind: TEXT
+      },
+      {
+        name: "contexts",
+        syntax: "--contexts <names>",
+        help: "a fleet: apply to these kubeconfig contexts (comma-separated), one wave each, in order; a wave must be healthy before the next starts",
+        kind: CONTEXTS,
+        library: "fleet"
+      },
+      {
+        name: "canary",
+        syntax: "--canary <context>",
+        help: "a fleet: apply to this context first, then to the other --contexts in one parallel wave",
+        kind: TEXT,
+        library: "fleet"
+      },
+      {
+        name: "fleetFile",
+        attribute: "fleet",
+        syntax: "--fleet <file>",
+        help: "a fleet from a file (YAML or JSON, schema/fleet.schema.json): waves of contexts, each wave's parallel and bake, per-context namespace, kubeconfig and kubectl flags",
+        kind: TEXT,
+        library: "fleet"
+      },
+      {
+        name: "fleetRollback",
+        syntax: "--fleet-rollback <mode>",
+        help: "when a cluster of a fleet fails: restore every cluster this run changed (all), only the failed one (failed), or none",
+        kind: oneOf(),
+        choices: ["all", "failed", "none"],
+        default: "all",
+        library: "fleet"
+      },
+      {
+        name: "kubeconfig",
+        syntax: "--kubeconfig <path>",
+        help: "kubeconfig file to use",
+        kind: TEXT
+      },
+      {
+        name: "serverSide",
+        syntax: "--server-side",
+        help: "use server-side apply",
+        kind: SWITCH
+      },
+      {
+        name: "dryRun",
+        syntax: "--dry-run [strategy]",
+        help: "preview: say what would be created, changed or left alone; nothing changes (server, client)",
+        kind: DRY_RUN
+      },
+      {
+        name: "keepCreated",
+        syntax: "--keep-created",
+        help: "when restoring, keep objects this apply created (they are reported with their delete command)",
+        kind: SWITCH
+      },
+      {
+        name: "fieldManager",
+        syntax: "--field-manager <name>",
+        help: "field manager name for the apply",
+        kind: TEXT
+      },
+      {
+        name: "journal",
+        syntax: "--no-journal",
+        help: "do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)",
+        kind: SWITCH
+      },
+      {
+        name: "lockTimeout",
+        option: "lockTimeoutMs",
+        syntax: "--lock-timeout <duration>",
+        help: "how long to wait for objects another kguard run holds",
+        kind: DURATION,
+        default: formatDuration(DEFAULTS.lockTimeoutMs)
+      },
+      {
+        name: "journalNamespace",
+        syntax: "--journal-namespace <namespace>",
+        help: "where cluster-scoped objects are journalled and leased (each namespace's objects are journalled in it)",
+        kind: TEXT,
+        default: DEFAULTS.journalNamespace
+      },
+      {
+        name: "timeout",
+        option: "timeoutMs",
+        syntax: "--timeout <duration>",
+        help: "how long each rollout may take to become healthy (kubectl's own --timeout goes after --)",
+        kind: DURATION,
+        default: formatDuration(DEFAULTS.timeoutMs)
+      },
+      {
+        name: "rollbackTimeout",
+        option: "rollbackTimeoutMs",
+        syntax: "--rollback-timeout <duration>",
+        help: "how long a rollback may take (default: --timeout)",
+        kind: DURATION
+      },
+      {
+        name: "pollInterval",
+        option: "pollIntervalMs",
+        syntax: "--poll-interval <duration>",
+        help: "longest time between two looks at a rollout (watching), or between polls (--poll)",
+        kind: DURATION,
+        default: formatDuration(DEFAULTS.pollIntervalMs)
+      },
+      {
+        name: "poll",
+        syntax: "--poll",
+        help: "poll the rollouts every --poll-interval instead of watching them",
+        kind: SWITCH
+      },
+      {
+        name: "verify",
+        option: "verifyCommands",
+        syntax: "--verify <command>",
+        help: "after every changed workload is healthy, run this shell command; any exit but 0 restores the apply (repeatable)",
+        kind: TEXTS,
+        repeatable: true,
+        default: []
+      },
+      {
+        name: "verifyJobs",
+        attribute: "verifyJob",
+        syntax: "--verify-job <file>",
+        help: "after the rollout, run this Job in the cluster (like helm test); failed or late restores the apply (repeatable)",
+        kind: TEXTS,
+        repeatable: true,
+        default: []
+      },
+      {
+        name: "verifyTimeout",
+        option: "verifyTimeoutMs",
+        syntax: "--verify-timeout <duration>",
+        help: "how long each --verify command or --verify-job may take",
+        kind: DURATION,
+        default: formatDuration(DEFAULTS.verifyTimeoutMs)
+      },
+      {
+        name: "keepVerify",
+        syntax: "--keep-verify",
+        help: "keep the --verify-job Jobs instead of deleting them",
+        kind: SWITCH
+      },
+      {
+        name: "bake",
+        option: "bakeMs",
+        syntax: "--bake <duration>",
+        help: "after healthy and verified, keep watching this long: a restart, a pod leaving Ready or an eviction restores the apply",
+        kind: DURATION
+      },
+      {
+        name: "verifyInterval",
+        option: "verifyIntervalMs",
+        syntax: "--verify-interval <duration>",
+        help: "during --bake, run the --verify commands again this often",
+        kind: DURATION
+      },
+      {
+        name: "settle",
+        option: "settleMs",
+        syntax: "--settle <duration>",
+        help: "the old name of --bake",
+        kind: DURATION,
+        hidden: true
+      },
+      {
+        name: "history",
+        syntax: "--history <n>",
+        help: "keep the records of this many successful runs per namespace, for kguard history and undo (0 keeps none)",
+        kind: wholeNumber((said2) => `runs; use 0 or more, e.g. ${said2} 10 (0 keeps none).`),
+        default: String(DEFAULTS.history)
+      },
+      {
+        name: "concurrency",
+        syntax: "--concurrency <n>",
+        help: "how many kubectl processes may run at once (watch streams aside)",
+        kind: wholeNumber((said2) => `processes; use 1 or more, e.g. ${said2} 8.`),
+        default: String(DEFAULTS.concurrency)
+      },
+      {
+        name: "requestTimeout",
+        option: "requestTimeoutMs",
+        syntax: "--request-timeout <duration>",
+        help: "kubectl's deadline for each API request (kubectl --request-timeout)",
+        kind: DURATION,
+        default: formatDuration(DEFAULTS.requestTimeoutMs)
+      },
+      {
+        name: "readinessGrace",
+        option: "readinessGraceMs",
+        syntax: "--readiness-grace <duration>",
+        help: "a new pod that runs but is never Ready (its readiness probe fails) fails the rollout after this long, with the probe's last failure",
+        kind: DURATION,
+        default: formatDuration(DEFAULTS.readinessGraceMs)
+      },
+      {
+        name: "statusGrace",
+        option: "statusGraceMs",
+        syntax: "--status-grace <duration>",
+        help: "a custom resource whose kind has a status subresource waits this long for its controller's first status, then kstatus judges it without one",
+        kind: DURATION,
+        default: formatDuration(DEFAULTS.statusGraceMs)
+      },
+      {
+        name: "imageCheck",
+        syntax: "--image-check <mode>",
+        help: "before the apply, ask each changed image's registry (with the pods' pull credentials) whether it exists: a missing one refuses the run, an unreachable registry is said and passed",
+        kind: oneOf(),
+        choices: ["on", "off"],
+        default: DEFAULTS.imageCheck
+      },
+      {
+        name: "insecureRegistries",
+        attribute: "insecureRegistry",
+        syntax: "--insecure-registry <host>",
+        help: "ask this registry (host[:port]) over plain HTTP, as loopback registries are (repeatable)",
+        kind: TEXTS,
+        repeatable: true
+      },
+      {
+        // The file is read and checked at the edge (input-files.ts), before the options are resolved.
+        name: "healthRules",
+        option: false,
+        syntax: "--health-rules <file>",
+        help: "health rules for custom resources (JSON or YAML, schema/health-rules.schema.json), over the built-in table",
+        kind: TEXT
+      },
+      {
+        name: "logLines",
+        syntax: "--log-lines <n>",
+        help: "how many of a failing container's last lines to print (the JSON report has up to 50)",
+        kind: wholeNumber((said2) => `lines; use 0 or more, e.g. ${said2} 20.`),
+        default: String(DEFAULTS.logLines)
+      },
+      {
+        name: "rollback",
+        syntax: "--rollback <mode>",
+        help: "on failure restore every object the apply changed (all), only failing ones (failed), or none",
+        kind: ROLLBACK,
+        choices: ["all", "failed", "none"],
+        default: "all"
+      },
+      {
+        name: "rollback",
+        syntax: "--no-rollback",
+        help: "never roll back (same as --rollback none)",
+        kind: ROLLBACK,
+        library: { alias: "rollback: 'none'" }
+      },
+      {
+        name: "output",
+        syntax: "-o, --output <format>",
+        help: "text, or json: one report on stdout, logs on stderr",
+        kind: TEXT,
+        default: "text",
+        library: cliOnly("the library resolves with the report --output json prints")
+      },
+      {
+        name: "junit",
+        syntax: "--junit <file>",
+        help: "also write a JUnit XML report to FILE: one test case per object of the apply",
+        kind: TEXT,
+        library: cliOnly("a file the CLI writes from the report; the library returns the report")
+      },
+      {
+        name: "dotenv",
+        syntax: "--dotenv <file>",
+        help: "also write KGUARD_OUTCOME and KGUARD_EXIT_CODE to FILE (GitLab artifacts:reports:dotenv); KGUARD_OUTCOME=running while the run runs",
+        kind: TEXT,
+        library: cliOnly("a file the CLI writes for later CI jobs; the library returns the outcome in the report")
+      },
+      {
+        name: "runLabel",
+        syntax: "--run-label <text>",
+        help: "a name for this run from the CD tool that runs it (PipeCD's $SR_DEPLOYMENT_ID, a CI run id): kept in the journal, history, events and report; kguard rollback --run-label TEXT finds the run",
+        kind: RUN_LABEL2
+      },
+      {
+        name: "events",
+        syntax: "--events <file|->",
+        help: "write every event as one line of JSON as it happens (NDJSON, schema/events.schema.json); - writes them to stdout and the log to stderr",
+        kind: TEXT,
+        library: cliOnly("the library calls onEvent with every event")
+      },
+      {
+        name: "diff",
+        option: "diff",
+        syntax: "--diff",
+        help: "preview with kubectl diff for every object the apply would create or change; nothing changes. exits 0 when nothing would change, 1 when something would, 2 or more on an error (input, usage, cluster), as kubectl diff",
+        kind: SWITCH,
+        library: cliOnly("a preview for a terminal with kubectl diff's exit codes; the library previews with dryRun")
+      },
+      {
+        name: "confirm",
+        option: "confirm",
+        syntax: "--confirm",
+        help: "on a terminal: preview with --diff, then ask before applying",
+        kind: SWITCH,
+        library: cliOnly("it asks a person on the terminal")
+      },
+      {
+        name: "yes",
+        syntax: "-y, --yes",
+        help: "answer yes to --confirm (apply without asking)",
+        kind: SWITCH,
+        library: cliOnly("it answers --confirm")
+      },
+      {
+        name: "verbose",
+        syntax: "-v, --verbose",
+        help: "also print every kubectl command kguard runs, with its duration and exit (credentials masked); kubectl's own -v goes after --",
+        kind: SWITCH,
+        library: cliOnly("what the terminal prints; the library's onEvent gets every event")
+      },
+      {
+        name: "quiet",
+        syntax: "-q, --quiet",
+        help: "print only the verdict lines and what a person must do",
+        kind: SWITCH,
+        library: cliOnly("what the terminal prints; the library's onEvent gets every event")
+      }
+    ];
+  }
+});
+
+// src/api/flag-values.ts
+function typedFromCli(values) {
+  const typed = {};
+  for (const row of APPLY_FLAGS) {
+    const option = optionOf(row);
+    const value = values[attributeOf(row)];
+    if (option !== void 0 && value !== void 0) typed[option] = row.kind.fromCli(value, longFlag(row));
+  }
+  return typed;
+}
+function fleetFromCli(values) {
+  const fleet = {};
+  for (const row of APPLY_FLAGS) {
+    const value = values[attributeOf(row)];
+    if (row.library === "fleet" && value !== void 0)
+      fleet[row.name] = row.kind.fromCli(value, longFlag(row));
+  }
+  return fleet;
+}
+var init_flag_values = __esm({
+  "src/api/flag-values.ts"() {
+    "use strict";
+    init_flags2();
+    init_flag_kinds();
   }
 });
 
@@ -4540,42 +5045,6 @@ var init_options2 = __esm({
   }
 });
 
-// src/duration.ts
-function parseDuration(text2, what) {
-  const ms = durationMs(text2.trim());
-  if (ms === void 0)
-    throw new InputError(`${what} ${JSON.stringify(text2)} is not a duration. Use forms like 90s, 5m or 1m30s.`);
-  if (ms > MAX_DURATION_MS) {
-    throw new InputError(
-      `${what} ${text2} is too long: the longest duration kguard can wait is 596h (about 24.8 days).`
-    );
-  }
-  return ms;
-}
-function durationMs(text2) {
-  if (/^\d+(\.\d+)?$/.test(text2)) return Number(text2) * 1e3;
-  const parts = [...text2.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
-  if (parts.length === 0 || parts.map((part) => part[0]).join("") !== text2) return void 0;
-  return parts.reduce((total, part) => total + Number(part[1]) * (UNITS[part[2]] ?? 0), 0);
-}
-function formatDuration(ms) {
-  if (ms % 1e3 !== 0) return `${ms}ms`;
-  const hours = Math.floor(ms / 36e5);
-  const minutes = Math.floor(ms % 36e5 / 6e4);
-  const seconds4 = ms % 6e4 / 1e3;
-  const text2 = `${hours ? `${hours}h` : ""}${minutes ? `${minutes}m` : ""}${seconds4 ? `${seconds4}s` : ""}`;
-  return text2 || "0s";
-}
-var UNITS, MAX_DURATION_MS;
-var init_duration = __esm({
-  "src/duration.ts"() {
-    "use strict";
-    init_errors();
-    UNITS = { ms: 1, s: 1e3, m: 6e4, h: 36e5 };
-    MAX_DURATION_MS = 2 ** 31 - 1;
-  }
-});
-
 // src/run/fleet/fleet.ts
 function fleetWaves(contexts, canary) {
   const named = contexts.map((context) => context.trim()).filter((context) => context !== "");
@@ -4669,82 +5138,20 @@ function checkRollbackFlags(flags) {
     );
   }
 }
-function parseRollbackMode(value) {
-  if (value === false) return "none";
-  if (value === true) return "all";
-  if (value === "all" || value === "failed" || value === "none") return value;
-  throw new InputError(`--rollback ${JSON.stringify(value)} is not one of all, failed, none.`);
-}
 function parseOutputMode(value) {
   if (value === "text" || value === "json") return value;
   throw new InputError(`--output ${JSON.stringify(value)} is not supported; use text or json.`);
 }
 function toApplyOptions(raw, passThroughArgs) {
   checkRollbackFlags(raw.rollbackFlags ?? []);
+  const { filenames = [], insecureRegistries, ...typed } = typedFromCli(raw);
   return resolveApplyOptions({
-    filenames: raw.filename,
-    recursive: raw.recursive,
-    kustomize: raw.kustomize,
-    namespace: raw.namespace,
-    context: raw.context,
-    kubeconfig: raw.kubeconfig,
-    serverSide: raw.serverSide,
-    fieldManager: raw.fieldManager,
-    dryRun: parseDryRun(raw.dryRun),
-    diff: raw.diff,
-    confirm: raw.confirm,
-    runLabel: runLabelOf(raw.runLabel),
-    keepCreated: raw.keepCreated,
-    journal: raw.journal,
-    lockTimeoutMs: optionalDuration(raw.lockTimeout, "--lock-timeout"),
-    journalNamespace: raw.journalNamespace,
-    timeoutMs: parseDuration(raw.timeout, "--timeout"),
-    rollbackTimeoutMs: optionalDuration(raw.rollbackTimeout, "--rollback-timeout"),
-    pollIntervalMs: parseDuration(raw.pollInterval, "--poll-interval"),
-    poll: raw.poll,
-    settleMs: optionalDuration(raw.settle, "--settle"),
-    bakeMs: optionalDuration(raw.bake, "--bake"),
-    verifyCommands: raw.verify,
-    verifyJobs: raw.verifyJob,
-    verifyTimeoutMs: optionalDuration(raw.verifyTimeout, "--verify-timeout"),
-    keepVerify: raw.keepVerify,
-    verifyIntervalMs: optionalDuration(raw.verifyInterval, "--verify-interval"),
-    history: raw.history === void 0 ? void 0 : parseHistory(raw.history),
-    rollback: parseRollbackMode(raw.rollback),
-    logLines: parseLogLines(raw.logLines),
-    concurrency: raw.concurrency === void 0 ? void 0 : parseCount(raw.concurrency, "--concurrency"),
-    requestTimeoutMs: raw.requestTimeout === void 0 ? void 0 : parseDuration(raw.requestTimeout, "--request-timeout"),
-    kubectlArgs: passThroughArgs,
-    readinessGraceMs: optionalDuration(raw.readinessGrace, "--readiness-grace"),
-    statusGraceMs: optionalDuration(raw.statusGrace, "--status-grace"),
-    ...raw.imageCheck === void 0 ? {} : { imageCheck: raw.imageCheck === "off" ? "off" : "on" },
-    ...raw.insecureRegistry?.length ? { insecureRegistries: raw.insecureRegistry } : {},
-    healthRules: raw.healthRules === void 0 ? void 0 : raw.healthRulesFile
+    ...typed,
+    filenames,
+    ...insecureRegistries?.length ? { insecureRegistries } : {},
+    healthRules: raw.healthRules === void 0 ? void 0 : raw.healthRulesFile,
+    kubectlArgs: passThroughArgs
   });
-}
-function parseHistory(value) {
-  if (!/^\d+$/.test(value.trim()))
-    throw new InputError(
-      `--history ${JSON.stringify(value)} is not a number of runs; use 0 or more, e.g. --history 10 (0 keeps none).`
-    );
-  return Number(value.trim());
-}
-function optionalDuration(value, flag) {
-  return value === void 0 ? void 0 : parseDuration(value, flag);
-}
-function parseLogLines(value) {
-  if (value === void 0) return void 0;
-  if (!/^\d+$/.test(value.trim()))
-    throw new InputError(
-      `--log-lines ${JSON.stringify(value)} is not a number of lines; use 0 or more, e.g. --log-lines 20.`
-    );
-  return Number(value.trim());
-}
-function parseDryRun(value) {
-  if (value === void 0 || value === false || value === "none") return void 0;
-  if (value === true || value === "server") return "server";
-  if (value === "client") return "client";
-  throw new InputError(`--dry-run=${value} is not one of none, client, server.`);
 }
 function wantsJsonOutput(argv) {
   let json = false;
@@ -4757,15 +5164,6 @@ function wantsJsonOutput(argv) {
   }
   return json;
 }
-function runLabelOf(text2) {
-  if (text2 === void 0) return void 0;
-  const label = text2.trim();
-  if (label === "" || label.length > 253 || /[\u0000-\u001f\u007f]/.test(label))
-    throw new InputError(
-      `--run-label ${JSON.stringify(text2)}: give one line of 1 to 253 printable characters, e.g. --run-label "$SR_DEPLOYMENT_ID" or --run-label "$GITHUB_RUN_ID-$GITHUB_RUN_ATTEMPT".`
-    );
-  return label;
-}
 function wantsDiff(argv) {
   if (argv[0] !== "apply") return false;
   const own = argv.includes("--") ? argv.slice(0, argv.indexOf("--")) : argv;
@@ -4773,13 +5171,6 @@ function wantsDiff(argv) {
 }
 function diffPreviewExitCode(exitCode) {
   return exitCode === ExitCode.InputError ? ExitCode.ClusterError : exitCode;
-}
-function parseCount(value, flag) {
-  if (!/^\d+$/.test(value.trim()))
-    throw new InputError(
-      `${flag} ${JSON.stringify(value)} is not a number of processes; use 1 or more, e.g. ${flag} 8.`
-    );
-  return Number(value.trim());
 }
 function toFleetPlan(raw) {
   if (raw.contexts === void 0 && raw.canary === void 0 && raw.fleet === void 0) {
@@ -4796,20 +5187,22 @@ function toFleetPlan(raw) {
     throw new InputError(
       "--confirm and --diff preview one cluster; a fleet (--contexts, --canary, --fleet) does not take them yet. Preview each context with --context."
     );
-  const rollback = parseFleetRollback(raw.fleetRollback ?? "all");
+  const fleet = fleetFromCli(raw);
+  const rollback = parseFleetRollback(fleet.fleetRollback ?? "all");
   if (raw.fleet !== void 0) {
     if (raw.fleetFile === void 0) throw new Error("the CLI entry parses --fleet FILE before toFleetPlan");
     return { ...raw.fleetFile, rollback };
   }
-  return { waves: planWaves(fleetWaves((raw.contexts ?? "").split(","), raw.canary)), rollback };
+  return { waves: planWaves(fleetWaves(fleet.contexts ?? [], fleet.canary)), rollback };
 }
 var init_options3 = __esm({
   "src/cli/options.ts"() {
     "use strict";
     init_errors();
+    init_flag_values();
     init_options2();
-    init_duration();
     init_fleet();
+    init_flag_kinds();
   }
 });
 
@@ -5014,8 +5407,10 @@ var parse_exports = {};
 __export(parse_exports, {
   DIFF_FLAGS: () => DIFF_FLAGS,
   RESTORE_FIELD_MANAGER: () => RESTORE_FIELD_MANAGER,
+  applyArgv: () => applyArgv,
   applyCommand: () => applyCommand,
   applyRequest: () => applyRequest,
+  builtInTypesLack: () => builtInTypesLack,
   isRetryable: () => isRetryable,
   itemsOf: () => itemsOf,
   itemsOfValue: () => itemsOfValue,
@@ -5030,6 +5425,7 @@ __export(parse_exports, {
   selectorsOf: () => selectorsOf,
   shellQuote: () => shellQuote,
   withFieldManager: () => withFieldManager,
+  withOpenApiPatch: () => withOpenApiPatch,
   withQuery: () => withQuery,
   writeFailure: () => writeFailure
 });
@@ -5182,6 +5578,19 @@ function applyCommand(request2) {
   if (request2.namespace) args.push("-n", request2.namespace);
   args.push(...request2.applyArgs);
   return args;
+}
+function applyArgv(request2) {
+  const args = applyCommand(request2);
+  const chosen = request2.applyArgs.some((arg) => /^--openapi-patch(=|$)/.test(arg));
+  const serverSide = request2.applyArgs.some((arg) => arg === "--server-side" || arg === "--server-side=true");
+  if (!chosen && !serverSide) args.push("--openapi-patch=false");
+  return args;
+}
+function builtInTypesLack(stderr) {
+  return /unable to find api field in struct/.test(stderr);
+}
+function withOpenApiPatch(request2) {
+  return { ...request2, applyArgs: [...request2.applyArgs, "--openapi-patch=true"] };
 }
 var DIFF_FLAGS, RESTORE_FIELD_MANAGER;
 var init_parse = __esm({
@@ -5345,8 +5754,9 @@ function kguardVersion() {
     return "unknown";
   }
 }
-function runtimeVersion(versions = process.versions) {
-  return versions.bun ? `bun ${versions.bun}` : `node ${versions.node}`;
+function runtimeVersion(versions = process.versions, executable = typeof KGUARD_EXECUTABLE === "string" ? KGUARD_EXECUTABLE : void 0) {
+  if (executable) return `executable ${executable}, ${versions.bun ? `bun ${versions.bun}` : `node ${versions.node}`}`;
+  return versions.bun ? `JavaScript, bun ${versions.bun}` : `JavaScript, node ${versions.node}`;
 }
 var init_version = __esm({
   "src/version.ts"() {
@@ -5414,14 +5824,25 @@ var init_help = __esm({
 });
 
 // src/cli/program.ts
-function collect(value, previous) {
+function collect(value, previous = []) {
   return [...previous, value];
 }
+function flagOptions(command, rows) {
+  for (const row of rows) {
+    const option = new Option(row.syntax, row.help);
+    if (row.repeatable) option.default(row.default).argParser(collect);
+    else if (row.default !== void 0) option.default(row.default);
+    if (row.choices) option.choices(row.choices);
+    if (row.hidden) option.hideHelp();
+    command.addOption(option);
+  }
+  return command;
+}
 function verbosityOptions(command) {
-  return command.option(
-    "-v, --verbose",
-    "also print every kubectl command kguard runs, with its duration and exit (credentials masked); kubectl's own -v goes after --"
-  ).option("-q, --quiet", "print only the verdict lines and what a person must do");
+  return flagOptions(
+    command,
+    APPLY_FLAGS.filter((row) => row.name === "verbose" || row.name === "quiet")
+  );
 }
 function withKubectlOptions(command, handlers) {
   for (const option of kubectlOptions(command.name(), handlers.kubectlFlag)) command.addOption(option);
@@ -5434,118 +5855,7 @@ function buildProgram(name, words, handlers) {
     "kubectl apply that watches the new rollout, explains failing pods and rolls back to the exact prior revision"
   ).version(kguardVersion(), "-V, --version").addHelpText("after", () => applyHelp(name)).exitOverride();
   const rollbackFlags = [];
-  const apply = program2.command("apply").description("apply manifests, watch every changed workload, restore everything the apply changed on failure").option("-f, --filename <file|dir|url|->", "manifests to apply (repeatable); - reads stdin", collect, []).option("-R, --recursive", "read directories given with -f recursively").option("-k, --kustomize <dir>", "apply a kustomization directory").option("-n, --namespace <namespace>", "namespace for objects that name none").option("--context <name>", "kubeconfig context to use").option(
-    "--contexts <names>",
-    "a fleet: apply to these kubeconfig contexts (comma-separated), one wave each, in order; a wave must be healthy before the next starts"
-  ).option(
-    "--canary <context>",
-    "a fleet: apply to this context first, then to the other --contexts in one parallel wave"
-  ).option(
-    "--fleet <file>",
-    "a fleet from a file (YAML or JSON, schema/fleet.schema.json): waves of contexts, each wave's parallel and bake, per-context namespace, kubeconfig and kubectl flags"
-  ).addOption(
-    new Option(
-      "--fleet-rollback <mode>",
-      "when a cluster of a fleet fails: restore every cluster this run changed (all), only the failed one (failed), or none"
-    ).choices(["all", "failed", "none"]).default("all")
-  ).option("--kubeconfig <path>", "kubeconfig file to use").option("--server-side", "use server-side apply").option(
-    "--dry-run [strategy]",
-    "preview: say what would be created, changed or left alone; nothing changes (server, client)"
-  ).option(
-    "--keep-created",
-    "when restoring, keep objects this apply created (they are reported with their delete command)"
-  ).option("--field-manager <name>", "field manager name for the apply").option(
-    "--no-journal",
-    "do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)"
-  ).option(
-    "--lock-timeout <duration>",
-    "how long to wait for objects another kguard run holds",
-    formatDuration(DEFAULTS.lockTimeoutMs)
-  ).option(
-    "--journal-namespace <namespace>",
-    "where cluster-scoped objects are journalled and leased (each namespace's objects are journalled in it)",
-    DEFAULTS.journalNamespace
-  ).option(
-    "--timeout <duration>",
-    "how long each rollout may take to become healthy (kubectl's own --timeout goes after --)",
-    formatDuration(DEFAULTS.timeoutMs)
-  ).option("--rollback-timeout <duration>", "how long a rollback may take (default: --timeout)").option(
-    "--poll-interval <duration>",
-    "longest time between two looks at a rollout (watching), or between polls (--poll)",
-    formatDuration(DEFAULTS.pollIntervalMs)
-  ).option("--poll", "poll the rollouts every --poll-interval instead of watching them").option(
-    "--verify <command>",
-    "after every changed workload is healthy, run this shell command; any exit but 0 restores the apply (repeatable)",
-    collect,
-    []
-  ).option(
-    "--verify-job <file>",
-    "after the rollout, run this Job in the cluster (like helm test); failed or late restores the apply (repeatable)",
-    collect,
-    []
-  ).option(
-    "--verify-timeout <duration>",
-    "how long each --verify command or --verify-job may take",
-    formatDuration(DEFAULTS.verifyTimeoutMs)
-  ).option("--keep-verify", "keep the --verify-job Jobs instead of deleting them").option(
-    "--bake <duration>",
-    "after healthy and verified, keep watching this long: a restart, a pod leaving Ready or an eviction restores the apply"
-  ).option("--verify-interval <duration>", "during --bake, run the --verify commands again this often").addOption(new Option("--settle <duration>", "the old name of --bake").hideHelp()).option(
-    "--history <n>",
-    "keep the records of this many successful runs per namespace, for kguard history and undo (0 keeps none)",
-    String(DEFAULTS.history)
-  ).option(
-    "--concurrency <n>",
-    "how many kubectl processes may run at once (watch streams aside)",
-    String(DEFAULTS.concurrency)
-  ).option(
-    "--request-timeout <duration>",
-    "kubectl's deadline for each API request (kubectl --request-timeout)",
-    formatDuration(DEFAULTS.requestTimeoutMs)
-  ).option(
-    "--readiness-grace <duration>",
-    "a new pod that runs but is never Ready (its readiness probe fails) fails the rollout after this long, with the probe's last failure",
-    formatDuration(DEFAULTS.readinessGraceMs)
-  ).option(
-    "--status-grace <duration>",
-    "a custom resource whose kind has a status subresource waits this long for its controller's first status, then kstatus judges it without one",
-    formatDuration(DEFAULTS.statusGraceMs)
-  ).addOption(
-    new Option(
-      "--image-check <mode>",
-      "before the apply, ask each changed image's registry (with the pods' pull credentials) whether it exists: a missing one refuses the run, an unreachable registry is said and passed"
-    ).choices(["on", "off"]).default(DEFAULTS.imageCheck)
-  ).option(
-    "--insecure-registry <host>",
-    "ask this registry (host[:port]) over plain HTTP, as loopback registries are (repeatable)",
-    (value, previous = []) => [...previous, value]
-  ).option(
-    "--health-rules <file>",
-    "health rules for custom resources (JSON or YAML, schema/health-rules.schema.json), over the built-in table"
-  ).option(
-    "--log-lines <n>",
-    "how many of a failing container's last lines to print (the JSON report has up to 50)",
-    String(DEFAULTS.logLines)
-  ).addOption(
-    new Option(
-      "--rollback <mode>",
-      "on failure restore every object the apply changed (all), only failing ones (failed), or none"
-    ).choices(["all", "failed", "none"]).default("all")
-  ).option("--no-rollback", "never roll back (same as --rollback none)").addOption(
-    new Option("-o, --output <format>", "text, or json: one report on stdout, logs on stderr").default("text")
-  ).option("--junit <file>", "also write a JUnit XML report to FILE: one test case per object of the apply").option(
-    "--dotenv <file>",
-    "also write KGUARD_OUTCOME and KGUARD_EXIT_CODE to FILE (GitLab artifacts:reports:dotenv); KGUARD_OUTCOME=running while the run runs"
-  ).option(
-    "--run-label <text>",
-    "a name for this run from the CD tool that runs it (PipeCD's $SR_DEPLOYMENT_ID, a CI run id): kept in the journal, history, events and report; kguard rollback --run-label TEXT finds the run"
-  ).option(
-    "--events <file|->",
-    "write every event as one line of JSON as it happens (NDJSON, schema/events.schema.json); - writes them to stdout and the log to stderr"
-  ).option(
-    "--diff",
-    "preview with kubectl diff for every object the apply would create or change; nothing changes. exits 0 when nothing would change, 1 when something would, 2 or more on an error (input, usage, cluster), as kubectl diff"
-  ).option("--confirm", "on a terminal: preview with --diff, then ask before applying").option("-y, --yes", "answer yes to --confirm (apply without asking)").argument("[kubectl-args...]", "after --: more kubectl apply flags, passed to kubectl apply").addHelpText("after", () => applyHelp(name)).action(async (kubectlArgs, raw) => {
+  const apply = flagOptions(program2.command("apply"), APPLY_FLAGS).description("apply manifests, watch every changed workload, restore everything the apply changed on failure").argument("[kubectl-args...]", "after --: more kubectl apply flags, passed to kubectl apply").addHelpText("after", () => applyHelp(name)).action(async (kubectlArgs, raw) => {
     if (kubectlArgs.length > 0 && !words.includes("--")) {
       throw new InputError(
         `unexpected argument ${JSON.stringify(kubectlArgs[0])}: name manifests with -f, and put kubectl apply flags after --.`
@@ -5553,7 +5863,6 @@ function buildProgram(name, words, handlers) {
     }
     await handlers.apply({ ...raw, rollbackFlags }, kubectlArgs);
   });
-  verbosityOptions(apply);
   withKubectlOptions(apply, handlers);
   apply.on("option:rollback", (mode) => rollbackFlags.push(`--rollback ${mode}`));
   apply.on("option:no-rollback", () => rollbackFlags.push("--no-rollback"));
@@ -5638,6 +5947,7 @@ var init_program = __esm({
     init_errors();
     init_duration();
     init_options();
+    init_flags2();
     init_version();
     init_help();
     init_kubectl_options();
@@ -5724,12 +6034,12 @@ function suiteOf(report, name, extra, finishedAt, locate) {
   return suiteFromCases(cases, name, properties, totalMs, finishedAt, report.messages);
 }
 function suiteFromCases(cases, name, properties, totalMs, finishedAt, messages) {
-  const count3 = (pick) => cases.filter(pick).length;
+  const count2 = (pick) => cases.filter(pick).length;
   const totals = {
     tests: cases.length,
-    failures: count3((test) => test.failure),
-    errors: count3((test) => test.error),
-    skipped: count3((test) => test.skipped !== void 0)
+    failures: count2((test) => test.failure),
+    errors: count2((test) => test.error),
+    skipped: count2((test) => test.skipped !== void 0)
   };
   const time = seconds2(totalMs);
   const lines = [
@@ -6477,8 +6787,8 @@ var require_Node = __commonJS({
         };
         const res = toJS.toJS(this, "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count3, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count3);
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
     };
@@ -6586,13 +6896,13 @@ var require_Alias = __commonJS({
         const anchor = anchors2 && source && anchors2.get(source);
         return anchor ? anchor.count * anchor.aliasCount : 0;
       } else if (identity3.isCollection(node)) {
-        let count3 = 0;
+        let count2 = 0;
         for (const item of node.items) {
           const c3 = getAliasCount(doc, item, anchors2);
-          if (c3 > count3)
-            count3 = c3;
+          if (c3 > count2)
+            count2 = c3;
         }
-        return count3;
+        return count2;
       } else if (identity3.isPair(node)) {
         const kc = getAliasCount(doc, node.key, anchors2);
         const vc = getAliasCount(doc, node.value, anchors2);
@@ -9545,8 +9855,8 @@ var require_Document = __commonJS({
         };
         const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count3, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count3);
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
       /**
@@ -9623,12 +9933,12 @@ var require_errors = __commonJS({
         lineStr = prev + lineStr;
       }
       if (/[^ ]/.test(lineStr)) {
-        let count3 = 1;
+        let count2 = 1;
         const end = error2.linePos[1];
         if (end?.line === line && end.col > col) {
-          count3 = Math.max(1, Math.min(end.col - col, 80 - ci));
+          count2 = Math.max(1, Math.min(end.col - col, 80 - ci));
         }
-        const pointer = " ".repeat(ci) + "^".repeat(count3);
+        const pointer = " ".repeat(ci) + "^".repeat(count2);
         error2.message += `:
 
 ${lineStr}
@@ -15563,20 +15873,20 @@ var require_resolve = __commonJS({
       return false;
     }
     function countKeys(schema) {
-      let count3 = 0;
+      let count2 = 0;
       for (const key in schema) {
         if (key === "$ref")
           return Infinity;
-        count3++;
+        count2++;
         if (SIMPLE_INLINED.has(key))
           continue;
         if (typeof schema[key] == "object") {
-          (0, util_1.eachItem)(schema[key], (sch) => count3 += countKeys(sch));
+          (0, util_1.eachItem)(schema[key], (sch) => count2 += countKeys(sch));
         }
-        if (count3 === Infinity)
+        if (count2 === Infinity)
           return Infinity;
       }
-      return count3;
+      return count2;
     }
     function getFullPath(resolver, id = "", normalize) {
       if (normalize !== false)
@@ -19114,8 +19424,8 @@ var require_contains = __commonJS({
         cxt.result(valid, () => cxt.reset());
         function validateItemsWithCount() {
           const schValid = gen.name("_valid");
-          const count3 = gen.let("count", 0);
-          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count3)));
+          const count2 = gen.let("count", 0);
+          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count2)));
         }
         function validateItems(_valid, block) {
           gen.forRange("i", 0, len, (i2) => {
@@ -19128,16 +19438,16 @@ var require_contains = __commonJS({
             block();
           });
         }
-        function checkLimits(count3) {
-          gen.code((0, codegen_1._)`${count3}++`);
+        function checkLimits(count2) {
+          gen.code((0, codegen_1._)`${count2}++`);
           if (max === void 0) {
-            gen.if((0, codegen_1._)`${count3} >= ${min}`, () => gen.assign(valid, true).break());
+            gen.if((0, codegen_1._)`${count2} >= ${min}`, () => gen.assign(valid, true).break());
           } else {
-            gen.if((0, codegen_1._)`${count3} > ${max}`, () => gen.assign(valid, false).break());
+            gen.if((0, codegen_1._)`${count2} > ${max}`, () => gen.assign(valid, false).break());
             if (min === 1)
               gen.assign(valid, true);
             else
-              gen.if((0, codegen_1._)`${count3} >= ${min}`, () => gen.assign(valid, true));
+              gen.if((0, codegen_1._)`${count2} >= ${min}`, () => gen.assign(valid, true));
           }
         }
       }
@@ -20295,7 +20605,7 @@ var require_discriminator = __commonJS({
       error: error2,
       code(cxt) {
         const { gen, data, schema, parentSchema, it } = cxt;
-        const { oneOf: oneOf2 } = parentSchema;
+        const { oneOf: oneOf3 } = parentSchema;
         if (!it.opts.discriminator) {
           throw new Error("discriminator: requires discriminator option");
         }
@@ -20304,7 +20614,7 @@ var require_discriminator = __commonJS({
           throw new Error("discriminator: requires propertyName");
         if (schema.mapping)
           throw new Error("discriminator: mapping is not supported");
-        if (!oneOf2)
+        if (!oneOf3)
           throw new Error("discriminator: requires oneOf keyword");
         const valid = gen.let("valid", false);
         const tag = gen.const("tag", (0, codegen_1._)`${data}${(0, codegen_1.getProperty)(tagName)}`);
@@ -20332,8 +20642,8 @@ var require_discriminator = __commonJS({
           const oneOfMapping = {};
           const topRequired = hasRequired(parentSchema);
           let tagRequired = true;
-          for (let i2 = 0; i2 < oneOf2.length; i2++) {
-            let sch = oneOf2[i2];
+          for (let i2 = 0; i2 < oneOf3.length; i2++) {
+            let sch = oneOf3[i2];
             if ((sch === null || sch === void 0 ? void 0 : sch.$ref) && !(0, util_1.schemaHasRulesButRef)(sch, it.self.RULES)) {
               const ref = sch.$ref;
               sch = compile_1.resolveRef.call(it.self, it.schemaEnv.root, it.baseId, ref);
@@ -21187,7 +21497,7 @@ var init_health_rules_file = __esm({
   }
 });
 
-// src/cli/input-files.ts
+// src/api/input-files.ts
 import { readFile as readFile2 } from "node:fs/promises";
 async function textOf(file, flag, expected) {
   try {
@@ -21206,7 +21516,7 @@ async function readHealthRules(file) {
   return (await Promise.resolve().then(() => (init_health_rules_file(), health_rules_file_exports))).parseHealthRules(text2, file);
 }
 var init_input_files = __esm({
-  "src/cli/input-files.ts"() {
+  "src/api/input-files.ts"() {
     "use strict";
     init_errors();
   }
@@ -25428,7 +25738,7 @@ var init_pretty_ms = __esm({
   "node_modules/pretty-ms/index.js"() {
     init_parse_ms();
     isZero = (value) => value === 0 || value === 0n;
-    pluralize = (word, count3) => count3 === 1 || count3 === 1n ? word : `${word}s`;
+    pluralize = (word, count2) => count2 === 1 || count2 === 1n ? word : `${word}s`;
     SECOND_ROUNDING_EPSILON = 1e-7;
     ONE_DAY_IN_MILLISECONDS = 24n * 60n * 60n * 1000n;
   }
@@ -27849,12 +28159,12 @@ var init_mjs = __esm({
         for (const sig of signals) {
           this.#sigListeners[sig] = () => {
             const listeners = this.#process.listeners(sig);
-            let { count: count3 } = this.#emitter;
+            let { count: count2 } = this.#emitter;
             const p = process15;
             if (typeof p.__signal_exit_emitter__ === "object" && typeof p.__signal_exit_emitter__.count === "number") {
-              count3 += p.__signal_exit_emitter__.count;
+              count2 += p.__signal_exit_emitter__.count;
             }
-            if (listeners.length === count3) {
+            if (listeners.length === count2) {
               this.unload();
               const ret = this.#emitter.emit("exit", null, sig);
               const s = sig === "SIGHUP" ? this.#hupSig : sig;
@@ -29699,13 +30009,13 @@ function endOnDeadlineOrCancel(child, pid, options) {
   };
 }
 function stopRunningProcesses() {
-  const count3 = running.size;
+  const count2 = running.size;
   for (const pid of running) {
     killGroup(pid, "SIGKILL");
     forgetGroup(pid);
   }
   running.clear();
-  return count3;
+  return count2;
 }
 function track(pid) {
   running.add(pid);
@@ -29811,6 +30121,16 @@ var init_exec = __esm({
   }
 });
 
+// src/restore/written-back.ts
+function writtenBack(result) {
+  return result !== void 0 && result.status !== "kept" && result.status !== "failed";
+}
+var init_written_back = __esm({
+  "src/restore/written-back.ts"() {
+    "use strict";
+  }
+});
+
 // src/run/apply/result.ts
 function verificationFailed(verification) {
   if (!verification) return false;
@@ -29828,7 +30148,7 @@ function outcomeOf(result) {
   );
   if (needsPerson) return "needs-attention";
   if (result.cancelled !== void 0) return "interrupted";
-  const restored = restores.some((restore2) => restore2 !== void 0 && restore2.status !== "kept");
+  const restored = restores.some(writtenBack);
   if (states.includes("failed") || result.applyError !== void 0 || verificationFailed(result.verification))
     return restored ? "rolled-back" : "failed";
   if (states.includes("timed-out")) return "timed-out";
@@ -29836,9 +30156,7 @@ function outcomeOf(result) {
   return "succeeded";
 }
 function anythingRestored(result) {
-  return result.objects.some(
-    (object) => object.restore !== void 0 && object.restore.status !== "kept" && object.restore.status !== "failed"
-  );
+  return result.objects.some((object) => writtenBack(object.restore));
 }
 function exitCodeOfRun(result) {
   if (result.outcome === "previewed" && result.diff && result.objects.some(isChange)) return DIFFERENCES_FOUND;
@@ -29853,6 +30171,7 @@ var init_result2 = __esm({
     "use strict";
     init_compare();
     init_errors();
+    init_written_back();
     EXIT_CODES2 = {
       interrupted: ExitCode.Interrupted,
       succeeded: ExitCode.Success,
@@ -30711,8 +31030,8 @@ function eventLines(events, findings) {
     const key = `${event.reason}/${message}`;
     if (seen.has(key) || lines.length >= MAX_EVENTS) continue;
     seen.add(key);
-    const count3 = event.count ?? event.series?.count ?? 1;
-    lines.push(`event ${event.reason}: ${message}${count3 > 1 ? ` (x${count3})` : ""}`);
+    const count2 = event.count ?? event.series?.count ?? 1;
+    lines.push(`event ${event.reason}: ${message}${count2 > 1 ? ` (x${count2})` : ""}`);
   }
   return lines;
 }
@@ -30779,8 +31098,8 @@ function seconds3(ms) {
   if (total < 60) return `${total.toFixed(1)}s`;
   return `${Math.floor(total / 60)}m${Math.round(total % 60)}s`;
 }
-function plural(count3) {
-  return count3 === 1 ? "" : "s";
+function plural(count2) {
+  return count2 === 1 ? "" : "s";
 }
 function firstEight(items, describe3) {
   const shown2 = items.slice(0, 8).map(describe3).join(", ");
@@ -30969,14 +31288,14 @@ function describeChange(object) {
 }
 function journalSecrets(event) {
   const pieces = Object.entries(event.pieces ?? { [event.namespace]: 1 });
-  const total = pieces.reduce((sum, [, count3]) => sum + count3, 0);
+  const total = pieces.reduce((sum, [, count2]) => sum + count2, 0);
   if (total <= 1) return `secret/${event.runId}-journal (namespace ${event.namespace})`;
   return `${total} Secrets ${event.runId}-journal\u2026 in ${journalNamespaces(event)}`;
 }
 function journalNamespaces(event) {
   const pieces = Object.entries(event.pieces ?? { [event.namespace]: 1 });
   if (pieces.length <= 1 && (pieces[0]?.[1] ?? 1) <= 1) return `namespace ${event.namespace}`;
-  return `namespace${pieces.length > 1 ? "s" : ""} ${pieces.map(([namespace, count3]) => `${namespace} (${count3})`).join(", ")}`;
+  return `namespace${pieces.length > 1 ? "s" : ""} ${pieces.map(([namespace, count2]) => `${namespace} (${count2})`).join(", ")}`;
 }
 function listObjects2(objects) {
   return firstEight(objects, describeObject);
@@ -30984,7 +31303,7 @@ function listObjects2(objects) {
 function formatEvent(event) {
   return FORMATTERS[event.kind](event);
 }
-var OUTCOME_TEXT, TIMED_OUT_RESTORED, FORMATTERS, RESTORE_LIMIT_TEXT, PHASE_PREFIX, RESTORED_TEXT, KEPT_TEXT, CHANGE_TEXT, LAST_APPLIED;
+var OUTCOME_TEXT, TIMED_OUT_RESTORED, FORMATTERS, RESTORE_LIMIT_TEXT, WATCHING_PREFIX, RESTORED_TEXT, KEPT_TEXT, CHANGE_TEXT, LAST_APPLIED;
 var init_format = __esm({
   "src/report/format/format.ts"() {
     "use strict";
@@ -31061,15 +31380,15 @@ var init_format = __esm({
       }),
       progress: (event) => ({
         tone: "info",
-        text: `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} ${event.phase === "rollback" ? "" : "new "}pods ready`}${event.progress.revision !== void 0 ? ` (revision ${event.progress.revision})` : ""}: ${event.waitingFor}`
+        text: `${WATCHING_PREFIX[event.phase]}${describeObject(event.workload)}: ${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} ${event.phase === "rollback" ? "" : "new "}pods ready`}${event.progress.revision !== void 0 ? ` (revision ${event.progress.revision})` : ""}: ${event.waitingFor}`
       }),
       "pod-problem": (event) => ({
         tone: "warn",
-        text: `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ${findingLines([event.finding])[0] ?? event.finding.reason}`
+        text: `${WATCHING_PREFIX[event.phase]}${describeObject(event.workload)}: ${findingLines([event.finding])[0] ?? event.finding.reason}`
       }),
       note: (event) => ({
         tone: "info",
-        text: `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ${event.text}`
+        text: `${WATCHING_PREFIX[event.phase]}${describeObject(event.workload)}: ${event.text}`
       }),
       "watch-fallback": (event) => ({
         tone: "warn",
@@ -31237,7 +31556,7 @@ var init_format = __esm({
       "finished-job": "NOT restorable if this apply fails: a restore will not create it again",
       "delete-and-create": "if this apply fails, a restore puts it back by deleting it and creating its pre-apply copy"
     };
-    PHASE_PREFIX = { rollout: "", rollback: "rollback of ", verify: "verify: " };
+    WATCHING_PREFIX = { rollout: "", rollback: "rollback of ", verify: "verify: " };
     RESTORED_TEXT = {
       restored: "put back as it was before the apply",
       deleted: "deleted (this apply created it)",
@@ -31958,10 +32277,10 @@ function render(parts, rows, log) {
   ];
   const checks = parts.checks.length === 0 ? [] : ["**Checks**", "", ...parts.checks, ""];
   const shown2 = log.head.length + log.tail.length;
-  const count3 = log.leftOut > 0 ? `${shown2} of ${shown2 + log.leftOut} lines` : `${shown2} lines`;
+  const count2 = log.leftOut > 0 ? `${shown2} of ${shown2 + log.leftOut} lines` : `${shown2} lines`;
   const lines = log.leftOut > 0 ? [...log.head, logMarker(log.leftOut), ...log.tail] : log.head;
   const logSection = parts.log ? [
-    `<details><summary>kguard log (${count3})</summary>`,
+    `<details><summary>kguard log (${count2})</summary>`,
     "",
     `<pre>${escapeHtml(lines.join("\n"))}</pre>`,
     "</details>",
@@ -32843,7 +33162,7 @@ function applyFamily(runner) {
      */
     async dryRun(request2, strategy) {
       const result = await runner.retrying(
-        () => runner.run([...applyCommand(request2), `--dry-run=${strategy}`, "-o", "json"], {
+        () => runner.run([...applyArgv(request2), `--dry-run=${strategy}`, "-o", "json"], {
           deadlineMs: request2.deadlineMs,
           input: request2.stdin
         })
@@ -32871,7 +33190,7 @@ function applyFamily(runner) {
      * never sent (apply.go, DryRunClient).
      */
     async dryRunActions(request2) {
-      const result = await runner.run([...applyCommand(request2), "--dry-run=client"], {
+      const result = await runner.run([...applyArgv(request2), "--dry-run=client"], {
         deadlineMs: request2.deadlineMs,
         input: request2.stdin
       });
@@ -32904,7 +33223,7 @@ function applyFamily(runner) {
     async apply(request2) {
       const applied2 = /* @__PURE__ */ new Map();
       const result = await runner.retrying(async () => {
-        const attempt = await runner.run(applyCommand(request2), {
+        const attempt = await runner.run(applyArgv(request2), {
           deadlineMs: request2.deadlineMs,
           input: request2.stdin
         });
@@ -33300,7 +33619,7 @@ function objectReads(runner) {
      * name (`deployments.apps`, `pods`, a custom resource's `kind.version.group`...). Namespace ''
      * reads cluster-scoped types.
      */
-    async workloadState(namespace, types) {
+    async workloadSnapshot(namespace, types) {
       const result = await runner.run(["get", types.join(","), ...namespace ? ["-n", namespace] : [], "-o", "json"], {
         deadlineMs: runner.connection.readDeadlineMs
       });
@@ -33789,29 +34108,29 @@ __export(early_start_exports, {
   startEarly: () => startEarly
 });
 import { readFile as readFile4, stat as stat3 } from "node:fs/promises";
-async function startEarly(plan, exec, openChannel) {
-  const { request: request2 } = plan;
-  if (plan.binary !== "kubectl" || request2.filenames.length === 0 || request2.stdin !== void 0 || request2.recursive)
+async function startEarly(given, exec, openChannel) {
+  const { request: request2 } = given;
+  if (given.binary !== "kubectl" || request2.filenames.length === 0 || request2.stdin !== void 0 || request2.recursive)
     return void 0;
   const [target, plainFiles] = await Promise.all([
-    readKubeconfigTarget(plan.connectionArgs, plan.env),
+    readKubeconfigTarget(given.connectionArgs, given.env),
     Promise.all(request2.filenames.map(plainManifest)).then((plain2) => plain2.every(Boolean))
   ]);
-  if (target === void 0 || !plainFiles || plan.signal?.aborted) return void 0;
-  const pinned = pinnedArgs(plan.connectionArgs, target);
+  if (target === void 0 || !plainFiles || given.signal?.aborted) return void 0;
+  const pinned = pinnedArgs(given.connectionArgs, target);
   const args = [
     ...pinned,
-    ...applyCommand(request2),
+    ...applyArgv(request2),
     "--dry-run=server",
     "-o",
     "json",
-    `--request-timeout=${requestTimeoutWithin(plan.requestTimeout, request2.deadlineMs)}`
+    `--request-timeout=${requestTimeoutWithin(given.requestTimeout, request2.deadlineMs)}`
   ];
   const cancel = new AbortController();
   const onAbort = () => cancel.abort();
-  plan.signal?.addEventListener("abort", onAbort, { once: true });
-  const running2 = exec(plan.binary, args, { timeoutMs: request2.deadlineMs, cancelSignal: cancel.signal }).finally(
-    () => plan.signal?.removeEventListener("abort", onAbort)
+  given.signal?.addEventListener("abort", onAbort, { once: true });
+  const running2 = exec(given.binary, args, { timeoutMs: request2.deadlineMs, cancelSignal: cancel.signal }).finally(
+    () => given.signal?.removeEventListener("abort", onAbort)
   );
   running2.catch(() => void 0);
   const channel = openChannel();
@@ -33833,7 +34152,7 @@ async function startEarly(plan, exec, openChannel) {
       channel.close();
     },
     async adopt(file, called, options) {
-      if (state !== "waiting" || options?.input !== void 0 || file !== plan.binary) return void 0;
+      if (state !== "waiting" || options?.input !== void 0 || file !== given.binary) return void 0;
       if (!sameWords(called, args)) {
         if (called.includes("--dry-run=server")) giveUp();
         return void 0;
@@ -34327,7 +34646,7 @@ function readJournalSecret(secret) {
   if (!data) throw new Error(`secret ${secret.metadata.name} holds no kguard journal`);
   return JSON.parse(gunzipSync2(Buffer.from(data, "base64")).toString("utf8"));
 }
-function changesToUndo(journal, live) {
+function changesToRestore(journal, live) {
   return journal.objects.map((entry) => {
     const now2 = live.get(objectKey(entry.ref));
     if (!entry.before && !now2) return { ref: entry.ref, change: { change: "absent" } };
@@ -34428,11 +34747,11 @@ function mergePieces(pieces) {
   }
   const expected = /* @__PURE__ */ new Map();
   for (const piece of pieces)
-    for (const [namespace, count3] of Object.entries(piece.pieces ?? { [piece.namespace]: 1 }))
-      expected.set(namespace, Math.max(expected.get(namespace) ?? 0, count3));
+    for (const [namespace, count2] of Object.entries(piece.pieces ?? { [piece.namespace]: 1 }))
+      expected.set(namespace, Math.max(expected.get(namespace) ?? 0, count2));
   const found = /* @__PURE__ */ new Map();
   for (const piece of pieces) found.set(piece.namespace, (found.get(piece.namespace) ?? 0) + 1);
-  const missing = [...expected].filter(([namespace, count3]) => (found.get(namespace) ?? 0) < count3).map(([namespace]) => namespace);
+  const missing = [...expected].filter(([namespace, count2]) => (found.get(namespace) ?? 0) < count2).map(([namespace]) => namespace);
   const states = new Set(pieces.map((piece) => piece.state));
   const state = states.has("applying") ? "applying" : states.has("restoring") ? "restoring" : states.size === 1 && states.has("finished") ? "finished" : "applied";
   const homeNamespace2 = first.home ?? first.namespace;
@@ -34639,7 +34958,7 @@ var init_store = __esm({
         return next;
       }
       /**
-       * The run ended cleanly: nothing is left to roll back. Its Secrets are deleted, the home one
+       * The run ended cleanly: nothing is left to restore. Its Secrets are deleted, the home one
        * last. Those that cannot be deleted are marked finished instead, so that `kguard status` never
        * offers to roll back a healthy run and `kguard rollback` refuses it.
        */
@@ -35150,7 +35469,7 @@ var init_stop = __esm({
   }
 });
 
-// src/run/status/runs.ts
+// src/journal/runs.ts
 var runs_exports = {};
 __export(runs_exports, {
   listRuns: () => listRuns,
@@ -35212,7 +35531,7 @@ function stopOf(run) {
 }
 function journalWhere(run) {
   const pieces = Object.entries(run.journal?.pieces ?? { [run.journal?.namespace ?? ""]: 1 });
-  const where2 = pieces.length === 1 && pieces[0][1] === 1 ? `namespace ${pieces[0][0]}` : `journal in ${pieces.map(([namespace, count3]) => `${namespace} (${count3})`).join(", ")}`;
+  const where2 = pieces.length === 1 && pieces[0][1] === 1 ? `namespace ${pieces[0][0]}` : `journal in ${pieces.map(([namespace, count2]) => `${namespace} (${count2})`).join(", ")}`;
   return run.missing.length > 0 ? `${where2} (not all read in ${run.missing.join(", ")})` : where2;
 }
 function statusLines(runs, now2) {
@@ -35274,7 +35593,7 @@ function onlyUnfinished(runs, stopLive) {
 }
 var STATE_WORDS;
 var init_runs = __esm({
-  "src/run/status/runs.ts"() {
+  "src/journal/runs.ts"() {
     "use strict";
     init_errors();
     init_lease();
@@ -35429,6 +35748,35 @@ var init_read_objects = __esm({
     "use strict";
     init_model();
     BY_NAME_LIMIT = 8;
+  }
+});
+
+// src/journal/journalled.ts
+async function readJournalled(journal, deps) {
+  const read = await readObjects(
+    deps.kubectl,
+    journal.objects.map((entry) => entry.ref)
+  );
+  const live = new Map(
+    journal.objects.map((entry) => [objectKey(entry.ref), read.live.get(objectKey(entry.ref))])
+  );
+  await Promise.all(
+    read.unread.map(
+      async ({ ref }) => live.set(objectKey(ref), await deps.kubectl.getObject(typeArg(ref), ref.namespace, ref.name))
+    )
+  );
+  return live;
+}
+async function changesNow(journal, deps) {
+  const live = await readJournalled(journal, deps);
+  return { live, changes: changesToRestore(journal, live) };
+}
+var init_journalled = __esm({
+  "src/journal/journalled.ts"() {
+    "use strict";
+    init_read_objects();
+    init_model();
+    init_journal();
   }
 });
 
@@ -35808,224 +36156,6 @@ var init_stop_live = __esm({
   }
 });
 
-// src/kinds/workloads/unsettled.ts
-function unsettledDeployment(live) {
-  const { metadata, spec, status = {} } = live;
-  if ((metadata.generation ?? 0) > count2(status.observedGeneration))
-    return "its latest spec has not been observed by the deployment controller yet";
-  const progressing = status.conditions?.find((condition) => condition.type === "Progressing");
-  if (progressing?.reason === "ProgressDeadlineExceeded") return `its rollout exceeded its progress deadline`;
-  const replicas = spec?.replicas ?? 1;
-  const updated = count2(status.updatedReplicas);
-  if (updated < replicas) return `${updated} of ${replicas} new replicas have been updated`;
-  if (count2(status.replicas) > updated)
-    return `${count2(status.replicas) - updated} old replicas are pending termination`;
-  if (count2(status.availableReplicas) < updated)
-    return `${count2(status.availableReplicas)} of ${updated} updated replicas are available`;
-  return void 0;
-}
-function unsettledDaemonSet(live) {
-  const { metadata, spec, status = {} } = live;
-  if (spec?.updateStrategy?.type && spec.updateStrategy.type !== "RollingUpdate") return void 0;
-  if ((metadata.generation ?? 0) > count2(status.observedGeneration))
-    return "its latest spec has not been observed by the daemon set controller yet";
-  const desired = count2(status.desiredNumberScheduled);
-  if (count2(status.updatedNumberScheduled) < desired)
-    return `${count2(status.updatedNumberScheduled)} of ${desired} updated pods are scheduled`;
-  if (count2(status.numberAvailable) < desired)
-    return `${count2(status.numberAvailable)} of ${desired} pods are available`;
-  return void 0;
-}
-function unsettledStatefulSet(live) {
-  const { metadata, spec, status = {} } = live;
-  if (spec?.updateStrategy?.type && spec.updateStrategy.type !== "RollingUpdate") return void 0;
-  if ((metadata.generation ?? 0) > count2(status.observedGeneration))
-    return "its latest spec has not been observed by the statefulset controller yet";
-  const replicas = spec?.replicas ?? 1;
-  if (count2(status.readyReplicas) < replicas) return `${count2(status.readyReplicas)} of ${replicas} pods are ready`;
-  const partition = spec?.updateStrategy?.rollingUpdate?.partition ?? 0;
-  if (partition > 0) {
-    if (count2(status.updatedReplicas) < replicas - partition)
-      return `${count2(status.updatedReplicas)} of ${replicas - partition} pods above the partition are updated`;
-    return void 0;
-  }
-  if (status.updateRevision !== status.currentRevision)
-    return `its pods are not all at the update revision ${String(status.updateRevision)} yet`;
-  return void 0;
-}
-var count2;
-var init_unsettled = __esm({
-  "src/kinds/workloads/unsettled.ts"() {
-    "use strict";
-    count2 = (value) => typeof value === "number" ? value : 0;
-  }
-});
-
-// src/classify/conditions.ts
-var JOB_LOGS_STEP, JOB_CONDITION_REASONS, JOB_FAILED, STALLED, CLAIM_LOST, POD_FAILED, CONTAINER_FAILED;
-var init_conditions = __esm({
-  "src/classify/conditions.ts"() {
-    "use strict";
-    JOB_LOGS_STEP = "read why its pods failed in their last lines with this diagnosis (read before any restore); while the Job exists: kubectl logs job/NAME -n NAMESPACE, and kubectl describe job NAME -n NAMESPACE";
-    JOB_CONDITION_REASONS = {
-      // job controller (job_controller.go): more failed pods than spec.backoffLimit, or with
-      // restartPolicy OnFailure that many container restarts.
-      BackoffLimitExceeded: {
-        category: "stalled",
-        family: "other",
-        policy: { when: "now" },
-        cannot: "complete: its pods failed more often than backoffLimit allows",
-        nextStep: JOB_LOGS_STEP
-      },
-      // job controller: the Job was active longer than spec.activeDeadlineSeconds.
-      DeadlineExceeded: {
-        category: "progress-deadline",
-        family: "other",
-        policy: { when: "now" },
-        cannot: "complete within activeDeadlineSeconds",
-        nextStep: "see what its pods were doing: kubectl describe job NAME -n NAMESPACE; raise activeDeadlineSeconds if the work is just slow"
-      },
-      // job controller: a pod failure matched a FailJob rule of spec.podFailurePolicy.
-      PodFailurePolicy: {
-        category: "stalled",
-        family: "other",
-        policy: { when: "now" },
-        cannot: "complete: a pod failure matched a FailJob rule of its podFailurePolicy",
-        nextStep: JOB_LOGS_STEP
-      },
-      // job controller (Indexed Jobs with backoffLimitPerIndex): too many indexes failed.
-      MaxFailedIndexesExceeded: {
-        category: "stalled",
-        family: "other",
-        policy: { when: "now" },
-        cannot: "complete: more indexes failed than maxFailedIndexes allows",
-        nextStep: JOB_LOGS_STEP
-      },
-      // job controller (Indexed Jobs with backoffLimitPerIndex): every index ended and some failed.
-      FailedIndexes: {
-        category: "stalled",
-        family: "other",
-        policy: { when: "now" },
-        cannot: "complete: some of its indexes failed",
-        nextStep: JOB_LOGS_STEP
-      }
-    };
-    JOB_FAILED = {
-      category: "stalled",
-      family: "other",
-      policy: { when: "now" },
-      cannot: "complete",
-      nextStep: JOB_LOGS_STEP
-    };
-    STALLED = {
-      category: "stalled",
-      family: "other",
-      policy: { when: "now" },
-      cannot: "be reconciled (its controller says Stalled)",
-      nextStep: "read its conditions and events: kubectl describe KIND NAME -n NAMESPACE"
-    };
-    CLAIM_LOST = {
-      category: "stalled",
-      family: "other",
-      policy: { when: "now" },
-      cannot: "keep its volume (phase Lost: the PersistentVolume is gone)",
-      nextStep: "find out what happened to its volume: kubectl describe pvc NAME -n NAMESPACE"
-    };
-    POD_FAILED = {
-      category: "crash-loop",
-      family: "crash",
-      policy: { when: "now" },
-      cannot: "run: it failed",
-      nextStep: "read why it exited: kubectl logs POD -n NAMESPACE, and kubectl describe pod POD -n NAMESPACE"
-    };
-    CONTAINER_FAILED = {
-      category: "crash-loop",
-      family: "crash",
-      policy: { when: "never" },
-      cannot: "finish their work",
-      nextStep: "read why it failed: kubectl logs POD -c CONTAINER -n NAMESPACE"
-    };
-  }
-});
-
-// src/objects/quantity.ts
-function quantityValue(quantity) {
-  if (typeof quantity === "number") return quantity;
-  if (typeof quantity !== "string") return void 0;
-  const match = /^([+-]?(?:\d+\.?\d*|\.\d+))(?:[eE]([+-]?\d+))?([a-zA-Z]*)$/.exec(quantity.trim());
-  if (!match) return void 0;
-  const [, number, exponent, suffix = ""] = match;
-  const scale = BINARY[suffix] ?? DECIMAL[suffix];
-  if (scale === void 0 || exponent !== void 0 && suffix !== "") return void 0;
-  return Number(number) * (exponent ? 10 ** Number(exponent) : 1) * scale;
-}
-var BINARY, DECIMAL;
-var init_quantity = __esm({
-  "src/objects/quantity.ts"() {
-    "use strict";
-    BINARY = {
-      Ki: 2 ** 10,
-      Mi: 2 ** 20,
-      Gi: 2 ** 30,
-      Ti: 2 ** 40,
-      Pi: 2 ** 50,
-      Ei: 2 ** 60
-    };
-    DECIMAL = {
-      n: 1e-9,
-      u: 1e-6,
-      m: 1e-3,
-      "": 1,
-      k: 1e3,
-      M: 1e6,
-      G: 1e9,
-      T: 1e12,
-      P: 1e15,
-      E: 1e18
-    };
-  }
-});
-
-// src/kinds/claim.ts
-function claimPutBack(before, current2) {
-  const was = storageOf(before);
-  const now2 = storageOf(current2);
-  const wasValue = quantityValue(was);
-  const nowValue = quantityValue(now2);
-  if (wasValue === void 0 || nowValue === void 0 || wasValue >= nowValue) return void 0;
-  return {
-    how: "impossible",
-    why: `its storage request cannot go back from ${String(now2)} to ${String(was)}: the API server never lets a claim's storage request go down (spec.resources.requests.storage: Forbidden: field can not be less than status.capacity): a volume does not shrink`,
-    fields: [STORAGE]
-  };
-}
-function storageOf(claim) {
-  return claim.spec?.resources?.requests?.storage;
-}
-var claimRules, STORAGE;
-var init_claim = __esm({
-  "src/kinds/claim.ts"() {
-    "use strict";
-    init_conditions();
-    init_quantity();
-    claimRules = {
-      controller: "persistentvolume controller",
-      observed: () => true,
-      newPods: () => [],
-      wait: (claim) => claim.status?.phase === "Bound" ? void 0 : `waiting for the claim to be bound (phase ${claim.status?.phase ?? "Pending"})`,
-      failure: (claim) => claim.status?.phase === "Lost" ? { source: "condition", reason: "Lost", message: "the claim lost its PersistentVolume", rule: CLAIM_LOST } : void 0,
-      progress: (claim) => ({
-        desired: 0,
-        updated: 0,
-        ready: 0,
-        available: 0,
-        summary: `phase ${claim.status?.phase ?? "Pending"}`
-      })
-    };
-    STORAGE = ["spec", "resources", "requests", "storage"];
-  }
-});
-
 // src/kube.ts
 function revisionOf(object) {
   const raw = object.metadata.annotations?.[REVISION_ANNOTATION];
@@ -36046,256 +36176,6 @@ var init_kube = __esm({
     "use strict";
     REVISION_HASH_LABEL = "controller-revision-hash";
     REVISION_ANNOTATION = "deployment.kubernetes.io/revision";
-  }
-});
-
-// src/kinds/crd.ts
-var NOT_ESTABLISHED, crdRules;
-var init_crd = __esm({
-  "src/kinds/crd.ts"() {
-    "use strict";
-    init_kube();
-    NOT_ESTABLISHED = {
-      category: "stalled",
-      family: "other",
-      policy: { when: "now" },
-      cannot: "be established (the API server does not serve its kind)",
-      nextStep: "read its status conditions: kubectl get crd NAME -o yaml (names that another CRD of the group already uses are refused)"
-    };
-    crdRules = {
-      controller: "apiextensions-apiserver",
-      observed: () => true,
-      newPods: () => [],
-      wait(crd) {
-        const established = conditionOf(crd, "Established");
-        if (established?.status === "True") return void 0;
-        return `waiting for the API server to establish it${established?.message ? ` (${established.message})` : ""}`;
-      },
-      failure(crd) {
-        const names2 = conditionOf(crd, "NamesAccepted");
-        if (names2?.status === "False")
-          return {
-            source: "condition",
-            reason: names2.reason ?? "NamesNotAccepted",
-            message: names2.message ?? "",
-            rule: NOT_ESTABLISHED
-          };
-        const established = conditionOf(crd, "Established");
-        if (established?.status === "False" && established.reason !== "Installing") {
-          return {
-            source: "condition",
-            reason: established.reason ?? "NotEstablished",
-            message: established.message ?? "",
-            rule: NOT_ESTABLISHED
-          };
-        }
-        return void 0;
-      },
-      progress(crd) {
-        const established = conditionOf(crd, "Established");
-        return {
-          desired: 0,
-          updated: 0,
-          ready: 0,
-          available: 0,
-          summary: established?.status === "True" ? "Established" : "not Established yet"
-        };
-      }
-    };
-  }
-});
-
-// src/kinds/network/load-balancer.ts
-function loadBalancerAddresses(status) {
-  return (status?.loadBalancer?.ingress ?? []).map((entry) => entry.ip ?? entry.hostname ?? "").filter((address) => address !== "");
-}
-function noAddressCause(timeoutMs, nextStep) {
-  const rule = {
-    category: "stalled",
-    family: "other",
-    policy: { when: "now" },
-    cannot: "be reached from outside the cluster",
-    nextStep
-  };
-  return {
-    source: "condition",
-    reason: NO_ADDRESS_REASON,
-    message: `no load-balancer address after ${formatDuration(timeoutMs)}: status.loadBalancer.ingress is still empty`,
-    rule
-  };
-}
-var NO_ADDRESS_REASON;
-var init_load_balancer = __esm({
-  "src/kinds/network/load-balancer.ts"() {
-    "use strict";
-    init_duration();
-    NO_ADDRESS_REASON = "NoLoadBalancerAddress";
-  }
-});
-
-// src/kinds/network/service.ts
-import { isDeepStrictEqual } from "node:util";
-function planService(applied2) {
-  if (applied2.spec?.type === "ExternalName")
-    return { state: "applied", detail: "an ExternalName Service points outside the cluster: it selects no pods" };
-  if (!hasSelector(applied2) && !wantsAddress(applied2))
-    return { state: "applied", detail: "it has no selector (its endpoints are managed by hand): nothing to select" };
-  return void 0;
-}
-function brokenBefore(service, snapshot2, expected) {
-  const before = expected?.before;
-  if (!before || !hasSelector(service) || selectsSome(service, snapshot2)) return false;
-  const selector = service.spec?.selector ?? {};
-  if (!isDeepStrictEqual(before.spec?.selector ?? {}, selector)) return false;
-  if ((expected?.templatesBefore ?? []).some((labels) => matches(selector, labels))) return false;
-  return !snapshot2.objects.some(
-    (object) => (object.metadata.namespace ?? "") === (service.metadata.namespace ?? "") && matches(selector, object.spec?.template?.metadata?.labels ?? {}) && Object.keys(object.spec?.template?.metadata?.labels ?? {}).length > 0
-  );
-}
-function brokenBeforeText(service) {
-  return `warning: its selector ${selectorText(service)} matched no pod before the apply either, and the apply did not change that: not a failure of this apply. Fix it separately: ${SELECTS_NO_POD.nextStep.replace("NAMESPACE", service.metadata.namespace ?? "")}`;
-}
-function hasSelector(service) {
-  return Object.keys(service.spec?.selector ?? {}).length > 0;
-}
-function wantsAddress(service) {
-  return service.spec?.type === "LoadBalancer" && (service.spec.externalIPs ?? []).length === 0;
-}
-function provisioner(service) {
-  const lbClass = service.spec?.loadBalancerClass;
-  return lbClass ? `the controller of loadBalancerClass "${lbClass}"` : "the cloud provider's service controller";
-}
-function selectsSome(service, snapshot2) {
-  return !hasSelector(service) || selected(service, snapshot2.pods).length > 0 || scaledToZero(service, snapshot2.objects);
-}
-function matches(selector, labels) {
-  return Object.entries(selector).every(([key, value]) => labels?.[key] === value);
-}
-function selected(service, pods) {
-  const selector = service.spec?.selector ?? {};
-  return pods.filter(
-    (pod) => !pod.metadata.deletionTimestamp && (pod.metadata.namespace ?? "") === (service.metadata.namespace ?? "") && matches(selector, pod.metadata.labels)
-  );
-}
-function scaledToZero(service, objects) {
-  const selector = service.spec?.selector ?? {};
-  return objects.some((object) => {
-    if (object.apiVersion !== "apps/v1" || object.kind !== "Deployment" && object.kind !== "StatefulSet")
-      return false;
-    const workload = object;
-    return workload.spec?.replicas === 0 && matches(selector, workload.spec.template?.metadata?.labels);
-  });
-}
-function selectorText(service) {
-  return Object.entries(service.spec?.selector ?? {}).map(([key, value]) => `${key}=${value}`).join(",");
-}
-var NO_POD_GRACE_SECONDS, SELECTS_NO_POD, serviceRules;
-var init_service = __esm({
-  "src/kinds/network/service.ts"() {
-    "use strict";
-    init_load_balancer();
-    NO_POD_GRACE_SECONDS = 30;
-    SELECTS_NO_POD = {
-      category: "config",
-      family: "config",
-      policy: { when: "after", seconds: NO_POD_GRACE_SECONDS },
-      cannot: "reach any pod (its selector matches none)",
-      nextStep: "compare its spec.selector with the labels of the pods it should reach (kubectl get pods -n NAMESPACE --show-labels) and fix the one that is wrong"
-    };
-    serviceRules = {
-      controller: "endpoint-slice controller",
-      observed: () => true,
-      newPods: () => [],
-      wait(service, snapshot2, expected) {
-        if (!selectsSome(service, snapshot2) && !brokenBefore(service, snapshot2, expected))
-          return `waiting for its selector ${selectorText(service)} to match a pod in namespace ${service.metadata.namespace ?? ""}`;
-        if (wantsAddress(service) && loadBalancerAddresses(service.status).length === 0)
-          return `waiting for a load-balancer address (status.loadBalancer.ingress) from ${provisioner(service)}`;
-        return void 0;
-      },
-      failure(service, snapshot2, expected) {
-        if (selectsSome(service, snapshot2) || brokenBefore(service, snapshot2, expected)) return void 0;
-        const message = `its selector ${selectorText(service)} matches no pod in namespace ${service.metadata.namespace ?? ""}`;
-        return { source: "condition", reason: "SelectsNoPods", message, rule: SELECTS_NO_POD };
-      },
-      note: (service, snapshot2, expected) => brokenBefore(service, snapshot2, expected) ? brokenBeforeText(service) : void 0,
-      atDeadline(service, snapshot2, timeoutMs) {
-        if (!selectsSome(service, snapshot2) || !wantsAddress(service) || loadBalancerAddresses(service.status).length > 0)
-          return void 0;
-        const name = service.metadata.name;
-        const namespace = service.metadata.namespace ?? "";
-        const lbClass = service.spec?.loadBalancerClass;
-        const nextStep = lbClass ? `check that a controller for loadBalancerClass "${lbClass}" runs in the cluster (the cloud provider's service controller leaves such Services alone) and read its events: kubectl describe service ${name} -n ${namespace}` : `read the service controller's events (SyncLoadBalancerFailed says why; quota, subnets, annotations): kubectl describe service ${name} -n ${namespace}; a cluster without a cloud load balancer needs another type (NodePort, an Ingress) or a controller such as MetalLB`;
-        return noAddressCause(timeoutMs, nextStep);
-      },
-      progress(service, snapshot2) {
-        const pods = selected(service, snapshot2.pods).length;
-        const addresses = loadBalancerAddresses(service.status);
-        const parts = [
-          ...hasSelector(service) ? [`selects ${pods} pod${pods === 1 ? "" : "s"}`] : [],
-          ...wantsAddress(service) ? [addresses.length > 0 ? `load-balancer address ${addresses.join(", ")}` : "no load-balancer address yet"] : []
-        ];
-        return { desired: 0, updated: 0, ready: 0, available: 0, summary: parts.join(", ") };
-      }
-    };
-  }
-});
-
-// src/kinds/network/ingress.ts
-function ingressClassOf(ingress) {
-  return ingress.spec?.ingressClassName ?? ingress.metadata.annotations?.[LEGACY_CLASS_ANNOTATION];
-}
-function reportingSibling(ingress, objects) {
-  const ownClass = ingressClassOf(ingress);
-  return objects.find(
-    (other) => other.kind === "Ingress" && other.apiVersion === "networking.k8s.io/v1" && other.metadata.name !== ingress.metadata.name && (other.metadata.namespace ?? "") === (ingress.metadata.namespace ?? "") && !other.metadata.deletionTimestamp && ingressClassOf(other) === ownClass && loadBalancerAddresses(other.status).length > 0
-  );
-}
-function classText(ingress) {
-  const name = ingressClassOf(ingress);
-  return name === void 0 ? "no ingress class" : `class "${name}"`;
-}
-var LEGACY_CLASS_ANNOTATION, ingressRules;
-var init_ingress = __esm({
-  "src/kinds/network/ingress.ts"() {
-    "use strict";
-    init_load_balancer();
-    LEGACY_CLASS_ANNOTATION = "kubernetes.io/ingress.class";
-    ingressRules = {
-      controller: "ingress controller",
-      observed: () => true,
-      newPods: () => [],
-      wait(ingress, snapshot2) {
-        if (loadBalancerAddresses(ingress.status).length > 0) return void 0;
-        const sibling = reportingSibling(ingress, snapshot2.objects);
-        if (!sibling) return void 0;
-        return `waiting for a load-balancer address (status.loadBalancer.ingress) from the ingress controller of ${classText(ingress)} (ingress/${sibling.metadata.name} of that class has one)`;
-      },
-      failure: () => void 0,
-      atDeadline(ingress, snapshot2, timeoutMs) {
-        if (loadBalancerAddresses(ingress.status).length > 0 || !reportingSibling(ingress, snapshot2.objects))
-          return void 0;
-        const name = ingress.metadata.name;
-        const namespace = ingress.metadata.namespace ?? "";
-        return noAddressCause(
-          timeoutMs,
-          `read its events and its ingress controller's logs (a rule the controller rejects, a missing TLS Secret or backend Service): kubectl describe ingress ${name} -n ${namespace}`
-        );
-      },
-      progress(ingress, snapshot2) {
-        const addresses = loadBalancerAddresses(ingress.status);
-        if (addresses.length > 0)
-          return {
-            desired: 0,
-            updated: 0,
-            ready: 0,
-            available: 0,
-            summary: `load-balancer address ${addresses.join(", ")}`
-          };
-        const summary = reportingSibling(ingress, snapshot2.objects) ? "no load-balancer address yet" : `judged applied: no other Ingress of ${classText(ingress)} in namespace ${ingress.metadata.namespace ?? ""} has a load-balancer address, so none is waited for`;
-        return { desired: 0, updated: 0, ready: 0, available: 0, summary };
-      }
-    };
   }
 });
 
@@ -36551,7 +36431,7 @@ function differingPaths(a2, b) {
   return out;
 }
 function walk2(a2, b, path16, out) {
-  if (same(a2, b)) return;
+  if (same2(a2, b)) return;
   const objects = isContainer(a2) && isContainer(b) && Array.isArray(a2) === Array.isArray(b);
   if (!objects || out.length >= MAX_PATHS || Array.isArray(a2) && Array.isArray(b) && a2.length !== b.length) {
     out.push(path16);
@@ -36693,7 +36573,7 @@ function setAt(root, field, value) {
 function isContainer(value) {
   return value !== null && typeof value === "object";
 }
-function same(a2, b) {
+function same2(a2, b) {
   if (a2 === b) return true;
   if (!isContainer(a2) || !isContainer(b)) return false;
   return JSON.stringify(sorted(a2)) === JSON.stringify(sorted(b));
@@ -36716,7 +36596,7 @@ var init_owners = __esm({
 });
 
 // src/kinds/status-moment.ts
-import { isDeepStrictEqual as isDeepStrictEqual2 } from "node:util";
+import { isDeepStrictEqual } from "node:util";
 function reportsGeneration(object, each) {
   const status = object.status;
   if (!status) return false;
@@ -36739,8 +36619,8 @@ function statusWrittenSince(written2, live) {
   if (written2.metadata.uid !== void 0 && live.metadata.uid !== written2.metadata.uid) return true;
   if (live.metadata.resourceVersion === written2.metadata.resourceVersion) return false;
   const statusOf2 = (object) => object.status ?? {};
-  if (!isDeepStrictEqual2(statusOf2(written2), statusOf2(live))) return true;
-  return isDeepStrictEqual2(apartFromStatus(written2), apartFromStatus(live));
+  if (!isDeepStrictEqual(statusOf2(written2), statusOf2(live))) return true;
+  return isDeepStrictEqual(apartFromStatus(written2), apartFromStatus(live));
 }
 function writeChangedGeneration(written2, generationBefore) {
   return generationBefore === void 0 || written2.metadata.generation !== generationBefore;
@@ -36942,6 +36822,72 @@ var init_engine = __esm({
   }
 });
 
+// src/kinds/overrides.ts
+function overridesOf(object) {
+  const annotations = object.metadata.annotations ?? {};
+  const problems = [];
+  const flag = (name, fallback) => {
+    const value = annotations[name];
+    if (value === void 0) return fallback;
+    if (value === "true" || value === "false") return value === "true";
+    problems.push(`${name}: ${JSON.stringify(value)} is not "true" or "false"; ignored`);
+    return fallback;
+  };
+  const track3 = flag(TRACK_ANNOTATION, true);
+  const mustSucceed = flag(MUST_SUCCEED_ANNOTATION, true);
+  let timeoutMs;
+  const timeout = annotations[TIMEOUT_ANNOTATION];
+  if (timeout !== void 0) {
+    try {
+      timeoutMs = parseDuration(timeout, TIMEOUT_ANNOTATION);
+    } catch (error2) {
+      if (!(error2 instanceof InputError)) throw error2;
+      problems.push(
+        `${TIMEOUT_ANNOTATION}: ${JSON.stringify(timeout)} is not a duration (use 90s, 5m, 1m30s); --timeout applies`
+      );
+    }
+  }
+  const health = annotations[HEALTH_ANNOTATION];
+  const ignoreHealth = health === "ignore" ? true : void 0;
+  if (health !== void 0 && health !== "ignore")
+    problems.push(`${HEALTH_ANNOTATION}: ${JSON.stringify(health)} is not "ignore"; ignored`);
+  const rule = annotations[HEALTH_RULE_ANNOTATION]?.trim();
+  const healthRule = rule ? rule : void 0;
+  const allowed = annotations[FAILURES_ALLOWED_ANNOTATION];
+  let failuresAllowed;
+  if (allowed !== void 0) {
+    if (/^\d+$/.test(allowed.trim())) failuresAllowed = Number(allowed.trim());
+    else
+      problems.push(
+        `${FAILURES_ALLOWED_ANNOTATION}: ${JSON.stringify(allowed)} is not a number of restarts (use "3"); ignored`
+      );
+  }
+  return {
+    track: track3,
+    timeoutMs,
+    mustSucceed,
+    problems,
+    ...failuresAllowed !== void 0 ? { failuresAllowed } : {},
+    ...ignoreHealth ? { ignoreHealth } : {},
+    ...healthRule ? { healthRule } : {}
+  };
+}
+var TRACK_ANNOTATION, TIMEOUT_ANNOTATION, MUST_SUCCEED_ANNOTATION, HEALTH_ANNOTATION, FAILURES_ALLOWED_ANNOTATION, HEALTH_RULE_ANNOTATION, NO_OVERRIDES;
+var init_overrides = __esm({
+  "src/kinds/overrides.ts"() {
+    "use strict";
+    init_errors();
+    init_duration();
+    TRACK_ANNOTATION = "kguard.dev/track";
+    TIMEOUT_ANNOTATION = "kguard.dev/timeout";
+    MUST_SUCCEED_ANNOTATION = "kguard.dev/must-succeed";
+    HEALTH_ANNOTATION = "kguard.dev/health";
+    FAILURES_ALLOWED_ANNOTATION = "kguard.dev/failures-allowed";
+    HEALTH_RULE_ANNOTATION = "kguard.dev/health-rule";
+    NO_OVERRIDES = { track: true, mustSucceed: true, problems: [] };
+  }
+});
+
 // src/kinds/workloads/daemonset.ts
 function daemonSetWait(set) {
   const status = set.status ?? {};
@@ -36953,14 +36899,6 @@ function daemonSetWait(set) {
     return `waiting for daemon set rollout to finish: ${status.numberAvailable ?? 0} of ${desired} updated pods are available`;
   }
   return void 0;
-}
-function planDaemonSet(applied2) {
-  const type = applied2.spec?.updateStrategy?.type ?? "RollingUpdate";
-  if (type === "RollingUpdate") return void 0;
-  return {
-    state: "applied",
-    detail: `updateStrategy ${type}: nothing rolls out until its pods are deleted (kubectl delete pod), so there is nothing to watch`
-  };
 }
 var TEMPLATE_GENERATION_ANNOTATION, POD_TEMPLATE_GENERATION_LABEL, daemonSetRules;
 var init_daemonset = __esm({
@@ -37039,7 +36977,7 @@ var init_template2 = __esm({
 });
 
 // src/kinds/workloads/deployment.ts
-function planDeployment(applied2) {
+function unwatchedDeployment(applied2) {
   if (applied2.spec?.paused !== true) return void 0;
   const namespace = applied2.metadata.namespace ? ` -n ${applied2.metadata.namespace}` : "";
   return {
@@ -37051,13 +36989,21 @@ function newReplicaSetIn(deployment, snapshot2) {
   return newReplicaSetFor(deployment, objectsOfKind(snapshot2, "apps/v1", "ReplicaSet"));
 }
 function rolloutWait(deployment, readyNew = 0) {
+  if (deployment.spec?.paused)
+    return `the Deployment is paused: kubectl rollout resume deployment/${deployment.metadata.name}`;
+  return viewerWait(deployment, readyNew);
+}
+function deploymentStatusWait(deployment) {
+  if (conditionOf(deployment, "Progressing")?.reason === "ProgressDeadlineExceeded")
+    return "its rollout exceeded its progress deadline";
+  return viewerWait(deployment, 0);
+}
+function viewerWait(deployment, readyNew) {
   const status = deployment.status ?? {};
   const desired = deployment.spec?.replicas ?? 1;
   const updated = status.updatedReplicas ?? 0;
   const total = status.replicas ?? 0;
   const available = status.availableReplicas ?? 0;
-  if (deployment.spec?.paused)
-    return `the Deployment is paused: kubectl rollout resume deployment/${deployment.metadata.name}`;
   if (updated < desired) return `${updated} out of ${desired} new replicas have been updated`;
   if (total > updated) return `${total - updated} old replicas are pending termination`;
   if (available < updated) {
@@ -37133,6 +37079,511 @@ var init_deployment = __esm({
       failure: (deployment, snapshot2, expected) => deploymentCause(deployment, expected, newReplicaSetIn(deployment, snapshot2)?.metadata.name),
       progress: (deployment, snapshot2) => progressOf(deployment, newReplicaSetIn(deployment, snapshot2), snapshot2),
       revision: (before) => revisionOf(before)
+    };
+  }
+});
+
+// src/kinds/workloads/on-delete.ts
+function unwatchedOnDelete(applied2) {
+  const type = applied2.spec?.updateStrategy?.type ?? "RollingUpdate";
+  if (type === "RollingUpdate") return void 0;
+  return {
+    state: "applied",
+    detail: `updateStrategy ${type}: nothing rolls out until its pods are deleted (kubectl delete pod), so there is nothing to watch`
+  };
+}
+var init_on_delete = __esm({
+  "src/kinds/workloads/on-delete.ts"() {
+    "use strict";
+  }
+});
+
+// src/kinds/workloads/statefulset.ts
+function statefulSetWait(set) {
+  const replicas = set.spec?.replicas ?? 1;
+  const status = set.status ?? {};
+  const ready = status.readyReplicas ?? 0;
+  if (ready < replicas) return `waiting for ${replicas - ready} pods to be ready`;
+  const strategy = set.spec?.updateStrategy;
+  if (strategy?.type === "RollingUpdate" && strategy.rollingUpdate) {
+    const partition = strategy.rollingUpdate.partition;
+    if (partition !== void 0 && (status.updatedReplicas ?? 0) < replicas - partition) {
+      return `waiting for partitioned roll out to finish: ${status.updatedReplicas ?? 0} out of ${replicas - partition} new pods have been updated`;
+    }
+    return void 0;
+  }
+  if (status.updateRevision !== status.currentRevision) {
+    return `waiting for statefulset rolling update to complete ${status.updatedReplicas ?? 0} pods at revision ${status.updateRevision ?? "?"}`;
+  }
+  return void 0;
+}
+function partitionOf(set) {
+  return set.spec?.updateStrategy?.type === "RollingUpdate" ? set.spec.updateStrategy.rollingUpdate?.partition ?? 0 : 0;
+}
+var statefulSetRules;
+var init_statefulset = __esm({
+  "src/kinds/workloads/statefulset.ts"() {
+    "use strict";
+    init_kube();
+    init_engine();
+    statefulSetRules = {
+      controller: "statefulset controller",
+      servingPods: true,
+      // The viewer also waits while observedGeneration is 0 (a status never written).
+      observed: (set) => (set.status?.observedGeneration ?? 0) !== 0 && (set.status?.observedGeneration ?? 0) >= (set.metadata.generation ?? 0),
+      // statefulset controller: every pod carries its revision's name in controller-revision-hash.
+      newPods: (set, snapshot2) => podsControlledBy(set, snapshot2.pods).filter(
+        (pod) => pod.metadata.labels?.[REVISION_HASH_LABEL] === set.status?.updateRevision
+      ),
+      wait: statefulSetWait,
+      failure: () => void 0,
+      progress(set) {
+        const replicas = set.spec?.replicas ?? 1;
+        const target = replicas - partitionOf(set);
+        const status = set.status ?? {};
+        return {
+          revision: status.updateRevision,
+          desired: replicas,
+          updated: status.updatedReplicas ?? 0,
+          ready: status.readyReplicas ?? 0,
+          available: status.availableReplicas ?? 0,
+          summary: `${status.updatedReplicas ?? 0}/${Math.max(target, 0)} pods updated, ${status.readyReplicas ?? 0}/${replicas} ready`
+        };
+      }
+    };
+  }
+});
+
+// src/kinds/workloads/unsettled.ts
+function viewerAnswer(rules, wait, object) {
+  if (!rules.observed(object)) return `its latest spec has not been observed by the ${rules.controller} yet`;
+  return wait(object);
+}
+var unsettledDeployment, unsettledStatefulSet, unsettledDaemonSet;
+var init_unsettled = __esm({
+  "src/kinds/workloads/unsettled.ts"() {
+    "use strict";
+    init_daemonset();
+    init_deployment();
+    init_on_delete();
+    init_statefulset();
+    unsettledDeployment = (live) => viewerAnswer(deploymentRules, deploymentStatusWait, live);
+    unsettledStatefulSet = (live) => unwatchedOnDelete(live) ? void 0 : viewerAnswer(statefulSetRules, statefulSetWait, live);
+    unsettledDaemonSet = (live) => unwatchedOnDelete(live) ? void 0 : viewerAnswer(daemonSetRules, daemonSetWait, live);
+  }
+});
+
+// src/classify/conditions.ts
+var JOB_LOGS_STEP, JOB_CONDITION_REASONS, JOB_FAILED, STALLED, CLAIM_LOST, POD_FAILED, CONTAINER_FAILED;
+var init_conditions = __esm({
+  "src/classify/conditions.ts"() {
+    "use strict";
+    JOB_LOGS_STEP = "read why its pods failed in their last lines with this diagnosis (read before any restore); while the Job exists: kubectl logs job/NAME -n NAMESPACE, and kubectl describe job NAME -n NAMESPACE";
+    JOB_CONDITION_REASONS = {
+      // job controller (job_controller.go): more failed pods than spec.backoffLimit, or with
+      // restartPolicy OnFailure that many container restarts.
+      BackoffLimitExceeded: {
+        category: "stalled",
+        family: "other",
+        policy: { when: "now" },
+        cannot: "complete: its pods failed more often than backoffLimit allows",
+        nextStep: JOB_LOGS_STEP
+      },
+      // job controller: the Job was active longer than spec.activeDeadlineSeconds.
+      DeadlineExceeded: {
+        category: "progress-deadline",
+        family: "other",
+        policy: { when: "now" },
+        cannot: "complete within activeDeadlineSeconds",
+        nextStep: "see what its pods were doing: kubectl describe job NAME -n NAMESPACE; raise activeDeadlineSeconds if the work is just slow"
+      },
+      // job controller: a pod failure matched a FailJob rule of spec.podFailurePolicy.
+      PodFailurePolicy: {
+        category: "stalled",
+        family: "other",
+        policy: { when: "now" },
+        cannot: "complete: a pod failure matched a FailJob rule of its podFailurePolicy",
+        nextStep: JOB_LOGS_STEP
+      },
+      // job controller (Indexed Jobs with backoffLimitPerIndex): too many indexes failed.
+      MaxFailedIndexesExceeded: {
+        category: "stalled",
+        family: "other",
+        policy: { when: "now" },
+        cannot: "complete: more indexes failed than maxFailedIndexes allows",
+        nextStep: JOB_LOGS_STEP
+      },
+      // job controller (Indexed Jobs with backoffLimitPerIndex): every index ended and some failed.
+      FailedIndexes: {
+        category: "stalled",
+        family: "other",
+        policy: { when: "now" },
+        cannot: "complete: some of its indexes failed",
+        nextStep: JOB_LOGS_STEP
+      }
+    };
+    JOB_FAILED = {
+      category: "stalled",
+      family: "other",
+      policy: { when: "now" },
+      cannot: "complete",
+      nextStep: JOB_LOGS_STEP
+    };
+    STALLED = {
+      category: "stalled",
+      family: "other",
+      policy: { when: "now" },
+      cannot: "be reconciled (its controller says Stalled)",
+      nextStep: "read its conditions and events: kubectl describe KIND NAME -n NAMESPACE"
+    };
+    CLAIM_LOST = {
+      category: "stalled",
+      family: "other",
+      policy: { when: "now" },
+      cannot: "keep its volume (phase Lost: the PersistentVolume is gone)",
+      nextStep: "find out what happened to its volume: kubectl describe pvc NAME -n NAMESPACE"
+    };
+    POD_FAILED = {
+      category: "crash-loop",
+      family: "crash",
+      policy: { when: "now" },
+      cannot: "run: it failed",
+      nextStep: "read why it exited: kubectl logs POD -n NAMESPACE, and kubectl describe pod POD -n NAMESPACE"
+    };
+    CONTAINER_FAILED = {
+      category: "crash-loop",
+      family: "crash",
+      policy: { when: "never" },
+      cannot: "finish their work",
+      nextStep: "read why it failed: kubectl logs POD -c CONTAINER -n NAMESPACE"
+    };
+  }
+});
+
+// src/objects/quantity.ts
+function quantityValue(quantity) {
+  if (typeof quantity === "number") return quantity;
+  if (typeof quantity !== "string") return void 0;
+  const match = /^([+-]?(?:\d+\.?\d*|\.\d+))(?:[eE]([+-]?\d+))?([a-zA-Z]*)$/.exec(quantity.trim());
+  if (!match) return void 0;
+  const [, number, exponent, suffix = ""] = match;
+  const scale = BINARY[suffix] ?? DECIMAL[suffix];
+  if (scale === void 0 || exponent !== void 0 && suffix !== "") return void 0;
+  return Number(number) * (exponent ? 10 ** Number(exponent) : 1) * scale;
+}
+var BINARY, DECIMAL;
+var init_quantity = __esm({
+  "src/objects/quantity.ts"() {
+    "use strict";
+    BINARY = {
+      Ki: 2 ** 10,
+      Mi: 2 ** 20,
+      Gi: 2 ** 30,
+      Ti: 2 ** 40,
+      Pi: 2 ** 50,
+      Ei: 2 ** 60
+    };
+    DECIMAL = {
+      n: 1e-9,
+      u: 1e-6,
+      m: 1e-3,
+      "": 1,
+      k: 1e3,
+      M: 1e6,
+      G: 1e9,
+      T: 1e12,
+      P: 1e15,
+      E: 1e18
+    };
+  }
+});
+
+// src/kinds/claim.ts
+function claimPutBack(before, current2) {
+  const was = storageOf(before);
+  const now2 = storageOf(current2);
+  const wasValue = quantityValue(was);
+  const nowValue = quantityValue(now2);
+  if (wasValue === void 0 || nowValue === void 0 || wasValue >= nowValue) return void 0;
+  return {
+    how: "impossible",
+    why: `its storage request cannot go back from ${String(now2)} to ${String(was)}: the API server never lets a claim's storage request go down (spec.resources.requests.storage: Forbidden: field can not be less than status.capacity): a volume does not shrink`,
+    fields: [STORAGE]
+  };
+}
+function storageOf(claim) {
+  return claim.spec?.resources?.requests?.storage;
+}
+var claimRules, STORAGE;
+var init_claim = __esm({
+  "src/kinds/claim.ts"() {
+    "use strict";
+    init_conditions();
+    init_quantity();
+    claimRules = {
+      controller: "persistentvolume controller",
+      observed: () => true,
+      newPods: () => [],
+      wait: (claim) => claim.status?.phase === "Bound" ? void 0 : `waiting for the claim to be bound (phase ${claim.status?.phase ?? "Pending"})`,
+      failure: (claim) => claim.status?.phase === "Lost" ? { source: "condition", reason: "Lost", message: "the claim lost its PersistentVolume", rule: CLAIM_LOST } : void 0,
+      progress: (claim) => ({
+        desired: 0,
+        updated: 0,
+        ready: 0,
+        available: 0,
+        summary: `phase ${claim.status?.phase ?? "Pending"}`
+      })
+    };
+    STORAGE = ["spec", "resources", "requests", "storage"];
+  }
+});
+
+// src/kinds/crd.ts
+var NOT_ESTABLISHED, crdRules;
+var init_crd = __esm({
+  "src/kinds/crd.ts"() {
+    "use strict";
+    init_kube();
+    NOT_ESTABLISHED = {
+      category: "stalled",
+      family: "other",
+      policy: { when: "now" },
+      cannot: "be established (the API server does not serve its kind)",
+      nextStep: "read its status conditions: kubectl get crd NAME -o yaml (names that another CRD of the group already uses are refused)"
+    };
+    crdRules = {
+      controller: "apiextensions-apiserver",
+      observed: () => true,
+      newPods: () => [],
+      wait(crd) {
+        const established = conditionOf(crd, "Established");
+        if (established?.status === "True") return void 0;
+        return `waiting for the API server to establish it${established?.message ? ` (${established.message})` : ""}`;
+      },
+      failure(crd) {
+        const names2 = conditionOf(crd, "NamesAccepted");
+        if (names2?.status === "False")
+          return {
+            source: "condition",
+            reason: names2.reason ?? "NamesNotAccepted",
+            message: names2.message ?? "",
+            rule: NOT_ESTABLISHED
+          };
+        const established = conditionOf(crd, "Established");
+        if (established?.status === "False" && established.reason !== "Installing") {
+          return {
+            source: "condition",
+            reason: established.reason ?? "NotEstablished",
+            message: established.message ?? "",
+            rule: NOT_ESTABLISHED
+          };
+        }
+        return void 0;
+      },
+      progress(crd) {
+        const established = conditionOf(crd, "Established");
+        return {
+          desired: 0,
+          updated: 0,
+          ready: 0,
+          available: 0,
+          summary: established?.status === "True" ? "Established" : "not Established yet"
+        };
+      }
+    };
+  }
+});
+
+// src/kinds/network/load-balancer.ts
+function loadBalancerAddresses(status) {
+  return (status?.loadBalancer?.ingress ?? []).map((entry) => entry.ip ?? entry.hostname ?? "").filter((address) => address !== "");
+}
+function noAddressCause(timeoutMs, nextStep) {
+  const rule = {
+    category: "stalled",
+    family: "other",
+    policy: { when: "now" },
+    cannot: "be reached from outside the cluster",
+    nextStep
+  };
+  return {
+    source: "condition",
+    reason: NO_ADDRESS_REASON,
+    message: `no load-balancer address after ${formatDuration(timeoutMs)}: status.loadBalancer.ingress is still empty`,
+    rule
+  };
+}
+var NO_ADDRESS_REASON;
+var init_load_balancer = __esm({
+  "src/kinds/network/load-balancer.ts"() {
+    "use strict";
+    init_duration();
+    NO_ADDRESS_REASON = "NoLoadBalancerAddress";
+  }
+});
+
+// src/kinds/network/service.ts
+import { isDeepStrictEqual as isDeepStrictEqual2 } from "node:util";
+function unwatchedService(applied2) {
+  if (applied2.spec?.type === "ExternalName")
+    return { state: "applied", detail: "an ExternalName Service points outside the cluster: it selects no pods" };
+  if (!hasSelector(applied2) && !wantsAddress(applied2))
+    return { state: "applied", detail: "it has no selector (its endpoints are managed by hand): nothing to select" };
+  return void 0;
+}
+function brokenBefore(service, snapshot2, expected) {
+  const before = expected?.before;
+  if (!before || !hasSelector(service) || selectsSome(service, snapshot2)) return false;
+  const selector = service.spec?.selector ?? {};
+  if (!isDeepStrictEqual2(before.spec?.selector ?? {}, selector)) return false;
+  if ((expected?.templatesBefore ?? []).some((labels) => matches(selector, labels))) return false;
+  return !snapshot2.objects.some(
+    (object) => (object.metadata.namespace ?? "") === (service.metadata.namespace ?? "") && matches(selector, object.spec?.template?.metadata?.labels ?? {}) && Object.keys(object.spec?.template?.metadata?.labels ?? {}).length > 0
+  );
+}
+function brokenBeforeText(service) {
+  return `warning: its selector ${selectorText(service)} matched no pod before the apply either, and the apply did not change that: not a failure of this apply. Fix it separately: ${SELECTS_NO_POD.nextStep.replace("NAMESPACE", service.metadata.namespace ?? "")}`;
+}
+function hasSelector(service) {
+  return Object.keys(service.spec?.selector ?? {}).length > 0;
+}
+function wantsAddress(service) {
+  return service.spec?.type === "LoadBalancer" && (service.spec.externalIPs ?? []).length === 0;
+}
+function provisioner(service) {
+  const lbClass = service.spec?.loadBalancerClass;
+  return lbClass ? `the controller of loadBalancerClass "${lbClass}"` : "the cloud provider's service controller";
+}
+function selectsSome(service, snapshot2) {
+  return !hasSelector(service) || selected(service, snapshot2.pods).length > 0 || scaledToZero(service, snapshot2.objects);
+}
+function matches(selector, labels) {
+  return Object.entries(selector).every(([key, value]) => labels?.[key] === value);
+}
+function selected(service, pods) {
+  const selector = service.spec?.selector ?? {};
+  return pods.filter(
+    (pod) => !pod.metadata.deletionTimestamp && (pod.metadata.namespace ?? "") === (service.metadata.namespace ?? "") && matches(selector, pod.metadata.labels)
+  );
+}
+function scaledToZero(service, objects) {
+  const selector = service.spec?.selector ?? {};
+  return objects.some((object) => {
+    if (object.apiVersion !== "apps/v1" || object.kind !== "Deployment" && object.kind !== "StatefulSet")
+      return false;
+    const workload = object;
+    return workload.spec?.replicas === 0 && matches(selector, workload.spec.template?.metadata?.labels);
+  });
+}
+function selectorText(service) {
+  return Object.entries(service.spec?.selector ?? {}).map(([key, value]) => `${key}=${value}`).join(",");
+}
+var NO_POD_GRACE_SECONDS, SELECTS_NO_POD, serviceRules;
+var init_service = __esm({
+  "src/kinds/network/service.ts"() {
+    "use strict";
+    init_load_balancer();
+    NO_POD_GRACE_SECONDS = 30;
+    SELECTS_NO_POD = {
+      category: "config",
+      family: "config",
+      policy: { when: "after", seconds: NO_POD_GRACE_SECONDS },
+      cannot: "reach any pod (its selector matches none)",
+      nextStep: "compare its spec.selector with the labels of the pods it should reach (kubectl get pods -n NAMESPACE --show-labels) and fix the one that is wrong"
+    };
+    serviceRules = {
+      controller: "endpoint-slice controller",
+      observed: () => true,
+      newPods: () => [],
+      wait(service, snapshot2, expected) {
+        if (!selectsSome(service, snapshot2) && !brokenBefore(service, snapshot2, expected))
+          return `waiting for its selector ${selectorText(service)} to match a pod in namespace ${service.metadata.namespace ?? ""}`;
+        if (wantsAddress(service) && loadBalancerAddresses(service.status).length === 0)
+          return `waiting for a load-balancer address (status.loadBalancer.ingress) from ${provisioner(service)}`;
+        return void 0;
+      },
+      failure(service, snapshot2, expected) {
+        if (selectsSome(service, snapshot2) || brokenBefore(service, snapshot2, expected)) return void 0;
+        const message = `its selector ${selectorText(service)} matches no pod in namespace ${service.metadata.namespace ?? ""}`;
+        return { source: "condition", reason: "SelectsNoPods", message, rule: SELECTS_NO_POD };
+      },
+      note: (service, snapshot2, expected) => brokenBefore(service, snapshot2, expected) ? brokenBeforeText(service) : void 0,
+      atDeadline(service, snapshot2, timeoutMs) {
+        if (!selectsSome(service, snapshot2) || !wantsAddress(service) || loadBalancerAddresses(service.status).length > 0)
+          return void 0;
+        const name = service.metadata.name;
+        const namespace = service.metadata.namespace ?? "";
+        const lbClass = service.spec?.loadBalancerClass;
+        const nextStep = lbClass ? `check that a controller for loadBalancerClass "${lbClass}" runs in the cluster (the cloud provider's service controller leaves such Services alone) and read its events: kubectl describe service ${name} -n ${namespace}` : `read the service controller's events (SyncLoadBalancerFailed says why; quota, subnets, annotations): kubectl describe service ${name} -n ${namespace}; a cluster without a cloud load balancer needs another type (NodePort, an Ingress) or a controller such as MetalLB`;
+        return noAddressCause(timeoutMs, nextStep);
+      },
+      progress(service, snapshot2) {
+        const pods = selected(service, snapshot2.pods).length;
+        const addresses = loadBalancerAddresses(service.status);
+        const parts = [
+          ...hasSelector(service) ? [`selects ${pods} pod${pods === 1 ? "" : "s"}`] : [],
+          ...wantsAddress(service) ? [addresses.length > 0 ? `load-balancer address ${addresses.join(", ")}` : "no load-balancer address yet"] : []
+        ];
+        return { desired: 0, updated: 0, ready: 0, available: 0, summary: parts.join(", ") };
+      }
+    };
+  }
+});
+
+// src/kinds/network/ingress.ts
+function ingressClassOf(ingress) {
+  return ingress.spec?.ingressClassName ?? ingress.metadata.annotations?.[LEGACY_CLASS_ANNOTATION];
+}
+function reportingSibling(ingress, objects) {
+  const ownClass = ingressClassOf(ingress);
+  return objects.find(
+    (other) => other.kind === "Ingress" && other.apiVersion === "networking.k8s.io/v1" && other.metadata.name !== ingress.metadata.name && (other.metadata.namespace ?? "") === (ingress.metadata.namespace ?? "") && !other.metadata.deletionTimestamp && ingressClassOf(other) === ownClass && loadBalancerAddresses(other.status).length > 0
+  );
+}
+function classText(ingress) {
+  const name = ingressClassOf(ingress);
+  return name === void 0 ? "no ingress class" : `class "${name}"`;
+}
+var LEGACY_CLASS_ANNOTATION, ingressRules;
+var init_ingress = __esm({
+  "src/kinds/network/ingress.ts"() {
+    "use strict";
+    init_load_balancer();
+    LEGACY_CLASS_ANNOTATION = "kubernetes.io/ingress.class";
+    ingressRules = {
+      controller: "ingress controller",
+      observed: () => true,
+      newPods: () => [],
+      wait(ingress, snapshot2) {
+        if (loadBalancerAddresses(ingress.status).length > 0) return void 0;
+        const sibling = reportingSibling(ingress, snapshot2.objects);
+        if (!sibling) return void 0;
+        return `waiting for a load-balancer address (status.loadBalancer.ingress) from the ingress controller of ${classText(ingress)} (ingress/${sibling.metadata.name} of that class has one)`;
+      },
+      failure: () => void 0,
+      atDeadline(ingress, snapshot2, timeoutMs) {
+        if (loadBalancerAddresses(ingress.status).length > 0 || !reportingSibling(ingress, snapshot2.objects))
+          return void 0;
+        const name = ingress.metadata.name;
+        const namespace = ingress.metadata.namespace ?? "";
+        return noAddressCause(
+          timeoutMs,
+          `read its events and its ingress controller's logs (a rule the controller rejects, a missing TLS Secret or backend Service): kubectl describe ingress ${name} -n ${namespace}`
+        );
+      },
+      progress(ingress, snapshot2) {
+        const addresses = loadBalancerAddresses(ingress.status);
+        if (addresses.length > 0)
+          return {
+            desired: 0,
+            updated: 0,
+            ready: 0,
+            available: 0,
+            summary: `load-balancer address ${addresses.join(", ")}`
+          };
+        const summary = reportingSibling(ingress, snapshot2.objects) ? "no load-balancer address yet" : `judged applied: no other Ingress of ${classText(ingress)} in namespace ${ingress.metadata.namespace ?? ""} has a load-balancer address, so none is waited for`;
+        return { desired: 0, updated: 0, ready: 0, available: 0, summary };
+      }
     };
   }
 });
@@ -37645,7 +38096,7 @@ function matchCondition(match, object, entriesNeeded) {
   if (lists.length === 0) return void 0;
   const hits = lists.map(
     (conditions) => conditions.find(
-      (condition) => condition.type === match.condition && current(condition, object) && oneOf(match.status, condition.status) && oneOf(match.reason, condition.reason) && noneOf(match.reasonNot, condition.reason)
+      (condition) => condition.type === match.condition && current(condition, object) && oneOf2(match.status, condition.status) && oneOf2(match.reason, condition.reason) && noneOf(match.reasonNot, condition.reason)
     )
   );
   const found = hits.find((hit) => hit !== void 0);
@@ -37655,7 +38106,7 @@ function matchCondition(match, object, entriesNeeded) {
 function matchField(match, object) {
   const value = valueAt(object, match.field);
   if (value === void 0 || value === null) return void 0;
-  if (match.equals !== void 0 && !oneOf(match.equals, String(value))) return void 0;
+  if (match.equals !== void 0 && !oneOf2(match.equals, String(value))) return void 0;
   const message = match.message ? valueAt(object, match.message) : void 0;
   return typeof message === "string" && message !== "" ? `${match.field} ${String(value)}: ${message}` : `${match.field} ${String(value)}`;
 }
@@ -37667,7 +38118,7 @@ function currentEntry(conditions, object) {
 }
 function unlessHolds(unless, object) {
   return conditionsOf2(object.status).some(
-    (condition) => condition.type === unless.condition && current(condition, object) && oneOf(unless.status, condition.status) && oneOf(unless.reason, condition.reason)
+    (condition) => condition.type === unless.condition && current(condition, object) && oneOf2(unless.status, condition.status) && oneOf2(unless.reason, condition.reason)
   );
 }
 function conditionsOf2(holder) {
@@ -37684,7 +38135,7 @@ function current(condition, object) {
 function noneOf(unwanted, actual) {
   return unwanted === void 0 || actual === void 0 || ![unwanted].flat().includes(actual);
 }
-function oneOf(wanted, actual) {
+function oneOf2(wanted, actual) {
   if (wanted === void 0) return true;
   return Array.isArray(wanted) ? actual !== void 0 && wanted.includes(actual) : wanted === actual;
 }
@@ -37766,7 +38217,7 @@ function jobFailure(job) {
     rule: JOB_CONDITION_REASONS[reason] ?? JOB_FAILED
   };
 }
-function planJob(applied2) {
+function unwatchedJob(applied2) {
   if (applied2.spec?.suspend !== true) return void 0;
   return {
     state: "applied",
@@ -37850,72 +38301,6 @@ var init_job = __esm({
   }
 });
 
-// src/kinds/overrides.ts
-function overridesOf(object) {
-  const annotations = object.metadata.annotations ?? {};
-  const problems = [];
-  const flag = (name, fallback) => {
-    const value = annotations[name];
-    if (value === void 0) return fallback;
-    if (value === "true" || value === "false") return value === "true";
-    problems.push(`${name}: ${JSON.stringify(value)} is not "true" or "false"; ignored`);
-    return fallback;
-  };
-  const track3 = flag(TRACK_ANNOTATION, true);
-  const mustSucceed = flag(MUST_SUCCEED_ANNOTATION, true);
-  let timeoutMs;
-  const timeout = annotations[TIMEOUT_ANNOTATION];
-  if (timeout !== void 0) {
-    try {
-      timeoutMs = parseDuration(timeout, TIMEOUT_ANNOTATION);
-    } catch (error2) {
-      if (!(error2 instanceof InputError)) throw error2;
-      problems.push(
-        `${TIMEOUT_ANNOTATION}: ${JSON.stringify(timeout)} is not a duration (use 90s, 5m, 1m30s); --timeout applies`
-      );
-    }
-  }
-  const health = annotations[HEALTH_ANNOTATION];
-  const ignoreHealth = health === "ignore" ? true : void 0;
-  if (health !== void 0 && health !== "ignore")
-    problems.push(`${HEALTH_ANNOTATION}: ${JSON.stringify(health)} is not "ignore"; ignored`);
-  const rule = annotations[HEALTH_RULE_ANNOTATION]?.trim();
-  const healthRule = rule ? rule : void 0;
-  const allowed = annotations[FAILURES_ALLOWED_ANNOTATION];
-  let failuresAllowed;
-  if (allowed !== void 0) {
-    if (/^\d+$/.test(allowed.trim())) failuresAllowed = Number(allowed.trim());
-    else
-      problems.push(
-        `${FAILURES_ALLOWED_ANNOTATION}: ${JSON.stringify(allowed)} is not a number of restarts (use "3"); ignored`
-      );
-  }
-  return {
-    track: track3,
-    timeoutMs,
-    mustSucceed,
-    problems,
-    ...failuresAllowed !== void 0 ? { failuresAllowed } : {},
-    ...ignoreHealth ? { ignoreHealth } : {},
-    ...healthRule ? { healthRule } : {}
-  };
-}
-var TRACK_ANNOTATION, TIMEOUT_ANNOTATION, MUST_SUCCEED_ANNOTATION, HEALTH_ANNOTATION, FAILURES_ALLOWED_ANNOTATION, HEALTH_RULE_ANNOTATION, NO_OVERRIDES;
-var init_overrides = __esm({
-  "src/kinds/overrides.ts"() {
-    "use strict";
-    init_errors();
-    init_duration();
-    TRACK_ANNOTATION = "kguard.dev/track";
-    TIMEOUT_ANNOTATION = "kguard.dev/timeout";
-    MUST_SUCCEED_ANNOTATION = "kguard.dev/must-succeed";
-    HEALTH_ANNOTATION = "kguard.dev/health";
-    FAILURES_ALLOWED_ANNOTATION = "kguard.dev/failures-allowed";
-    HEALTH_RULE_ANNOTATION = "kguard.dev/health-rule";
-    NO_OVERRIDES = { track: true, mustSucceed: true, problems: [] };
-  }
-});
-
 // src/kinds/workloads/pod.ts
 var podRules;
 var init_pod2 = __esm({
@@ -37984,70 +38369,6 @@ var init_replicaset = __esm({
           updated: replicas,
           ready: set.status?.readyReplicas ?? 0,
           available: set.status?.availableReplicas ?? 0
-        };
-      }
-    };
-  }
-});
-
-// src/kinds/workloads/statefulset.ts
-function statefulSetWait(set) {
-  const replicas = set.spec?.replicas ?? 1;
-  const status = set.status ?? {};
-  const ready = status.readyReplicas ?? 0;
-  if (ready < replicas) return `waiting for ${replicas - ready} pods to be ready`;
-  const strategy = set.spec?.updateStrategy;
-  if (strategy?.type === "RollingUpdate" && strategy.rollingUpdate) {
-    const partition = strategy.rollingUpdate.partition;
-    if (partition !== void 0 && (status.updatedReplicas ?? 0) < replicas - partition) {
-      return `waiting for partitioned roll out to finish: ${status.updatedReplicas ?? 0} out of ${replicas - partition} new pods have been updated`;
-    }
-    return void 0;
-  }
-  if (status.updateRevision !== status.currentRevision) {
-    return `waiting for statefulset rolling update to complete ${status.updatedReplicas ?? 0} pods at revision ${status.updateRevision ?? "?"}`;
-  }
-  return void 0;
-}
-function planStatefulSet(applied2) {
-  const type = applied2.spec?.updateStrategy?.type ?? "RollingUpdate";
-  if (type === "RollingUpdate") return void 0;
-  return {
-    state: "applied",
-    detail: `updateStrategy ${type}: nothing rolls out until its pods are deleted (kubectl delete pod), so there is nothing to watch`
-  };
-}
-function partitionOf(set) {
-  return set.spec?.updateStrategy?.type === "RollingUpdate" ? set.spec.updateStrategy.rollingUpdate?.partition ?? 0 : 0;
-}
-var statefulSetRules;
-var init_statefulset = __esm({
-  "src/kinds/workloads/statefulset.ts"() {
-    "use strict";
-    init_kube();
-    init_engine();
-    statefulSetRules = {
-      controller: "statefulset controller",
-      servingPods: true,
-      // The viewer also waits while observedGeneration is 0 (a status never written).
-      observed: (set) => (set.status?.observedGeneration ?? 0) !== 0 && (set.status?.observedGeneration ?? 0) >= (set.metadata.generation ?? 0),
-      // statefulset controller: every pod carries its revision's name in controller-revision-hash.
-      newPods: (set, snapshot2) => podsControlledBy(set, snapshot2.pods).filter(
-        (pod) => pod.metadata.labels?.[REVISION_HASH_LABEL] === set.status?.updateRevision
-      ),
-      wait: statefulSetWait,
-      failure: () => void 0,
-      progress(set) {
-        const replicas = set.spec?.replicas ?? 1;
-        const target = replicas - partitionOf(set);
-        const status = set.status ?? {};
-        return {
-          revision: status.updateRevision,
-          desired: replicas,
-          updated: status.updatedReplicas ?? 0,
-          ready: status.readyReplicas ?? 0,
-          available: status.availableReplicas ?? 0,
-          summary: `${status.updatedReplicas ?? 0}/${Math.max(target, 0)} pods updated, ${status.readyReplicas ?? 0}/${replicas} ready`
         };
       }
     };
@@ -38135,7 +38456,7 @@ var init_stuck_pods = __esm({
           ];
         await deps.clock.sleep(OBSERVE_POLL_MS);
       }
-      const { pods } = await deps.kubectl.workloadState(namespace, ["pods"]);
+      const { pods } = await deps.kubectl.workloadSnapshot(namespace, ["pods"]);
       const lines = [];
       const revision = failed2.status?.updateRevision;
       for (const pod of stuckPods(failed2, before, pods)) {
@@ -38151,10 +38472,10 @@ var init_stuck_pods = __esm({
 });
 
 // src/kinds/table.ts
-function watched(rules, reads, plan = () => void 0, afterRestore) {
+function watched(rules, reads, unwatched = () => void 0, afterRestore) {
   return {
     reads,
-    plan: (applied2) => plan(applied2),
+    unwatched: (applied2) => unwatched(applied2),
     rules: (overrides) => rules(overrides),
     afterRestore
   };
@@ -38229,6 +38550,7 @@ var init_table2 = __esm({
     init_service();
     init_ingress();
     init_daemonset();
+    init_on_delete();
     init_deployment();
     init_generic();
     init_health_rules();
@@ -38242,7 +38564,7 @@ var init_table2 = __esm({
     init_stuck_pods();
     applied = (detail) => ({
       reads: () => [],
-      plan: () => ({ state: "applied", detail }),
+      unwatched: () => ({ state: "applied", detail }),
       rules: () => void 0
     });
     NO_STATUS = applied();
@@ -38258,7 +38580,7 @@ var init_table2 = __esm({
           watched(
             () => deploymentRules,
             () => ["deployments.apps", "replicasets.apps", "pods"],
-            planDeployment
+            unwatchedDeployment
           )
         ),
         unsettled: unsettledDeployment
@@ -38268,7 +38590,7 @@ var init_table2 = __esm({
           watched(
             () => statefulSetRules,
             () => ["statefulsets.apps", "pods"],
-            planStatefulSet,
+            unwatchedOnDelete,
             deleteStuckPods
           )
         ),
@@ -38280,7 +38602,7 @@ var init_table2 = __esm({
           watched(
             () => daemonSetRules,
             () => ["daemonsets.apps", "pods"],
-            planDaemonSet
+            unwatchedOnDelete
           )
         ),
         unsettled: unsettledDaemonSet
@@ -38292,7 +38614,7 @@ var init_table2 = __esm({
         )
       ),
       "batch/Job": {
-        ...runningPods(watched(jobRules, () => ["jobs.batch", "pods"], planJob)),
+        ...runningPods(watched(jobRules, () => ["jobs.batch", "pods"], unwatchedJob)),
         goneWhenDone: {
           mayVanish: (applied2) => mayVanishWhenDone(applied2),
           judge: (applied2, lastSeen, events) => completedThenDeleted(applied2, lastSeen, events)
@@ -38329,7 +38651,7 @@ var init_table2 = __esm({
       "/Service": watched(
         () => serviceRules,
         () => ["services", "pods", "deployments.apps", "statefulsets.apps"],
-        planService
+        unwatchedService
       ),
       "/Endpoints": NO_STATUS,
       "/LimitRange": NO_STATUS,
@@ -38358,6 +38680,827 @@ var init_table2 = __esm({
       "node.k8s.io/RuntimeClass": NO_STATUS
     };
     NO_STATUS_GROUPS = /* @__PURE__ */ new Set(["rbac.authorization.k8s.io", "admissionregistration.k8s.io"]);
+  }
+});
+
+// src/kinds/before.ts
+function failingBeforeApply(ref, before, healthRules) {
+  if (!before || before.status === void 0) return void 0;
+  const overrides = overridesOf(before);
+  if (!overrides.track) return void 0;
+  const row = judgingRow(ref, overrides, healthRules);
+  if (row.unwatched(before, overrides)) return void 0;
+  const rules = row.rules(overrides);
+  if (!rules) return void 0;
+  const verdict = judge(rules, { object: before, snapshot: snapshotOf([before]) }, { applied: before }, /* @__PURE__ */ new Map(), {
+    now: 0,
+    startedAt: 0,
+    timeoutMs: 0
+  });
+  if (verdict.state === "healthy") return void 0;
+  return verdictText(verdict) ?? `it was ${verdict.state}`;
+}
+var init_before = __esm({
+  "src/kinds/before.ts"() {
+    "use strict";
+    init_resources();
+    init_engine();
+    init_overrides();
+    init_table2();
+  }
+});
+
+// src/track/outage.ts
+var OUTAGE_REMINDER_MS, OutageNotes;
+var init_outage = __esm({
+  "src/track/outage.ts"() {
+    "use strict";
+    OUTAGE_REMINDER_MS = 6e4;
+    OutageNotes = class {
+      outages = /* @__PURE__ */ new Map();
+      /** What to say of one look at `namespace`: its error, or undefined when it answered. */
+      see(namespace, error2, now2, wallIso) {
+        const outage = this.outages.get(namespace);
+        if (!error2) {
+          if (!outage) return void 0;
+          this.outages.delete(namespace);
+          return { kind: "poll-recovered", namespace, afterMs: Math.round(now2 - outage.since) };
+        }
+        if (!outage) {
+          this.outages.set(namespace, { since: now2, sinceIso: wallIso, saidAt: now2 });
+          return { kind: "poll-error", namespace, message: error2.message, since: wallIso };
+        }
+        if (now2 - outage.saidAt < OUTAGE_REMINDER_MS) return void 0;
+        outage.saidAt = now2;
+        return {
+          kind: "poll-error",
+          namespace,
+          message: error2.message,
+          since: outage.sinceIso,
+          forMs: Math.round(now2 - outage.since)
+        };
+      }
+    };
+  }
+});
+
+// src/track/clue-reads.ts
+async function gatherClues(watch, rules, snapshot2, now2, kubectl) {
+  const pods = newPodsOf(rules, findObject(snapshot2, watch.target.workload), snapshot2);
+  watch.clues = rememberClues(watch.clues, pods);
+  const { unknownPull, starting, unplaced } = podsNeedingEvents(pods, watch.clues);
+  const startingUids = new Set(starting.map(podUid));
+  for (const uid of [...watch.startingSince.keys()]) if (!startingUids.has(uid)) watch.startingSince.delete(uid);
+  for (const uid of startingUids) if (!watch.startingSince.has(uid)) watch.startingSince.set(uid, now2);
+  const candidates = [
+    ...unknownPull,
+    ...starting.filter((pod) => now2 - (watch.startingSince.get(podUid(pod)) ?? now2) >= STARTING_LOOK_MS)
+  ];
+  const isDue = (pod) => now2 - (watch.eventsReadAt.get(podUid(pod)) ?? -Infinity) >= EVENTS_EVERY_MS;
+  const other = candidates.filter(isDue).sort(
+    (a2, b) => (watch.eventsReadAt.get(podUid(a2)) ?? -Infinity) - (watch.eventsReadAt.get(podUid(b)) ?? -Infinity)
+  )[0];
+  const due = [...unplaced.filter(isDue), ...other ? [other] : []];
+  for (const pod of due) watch.eventsReadAt.set(podUid(pod), now2);
+  const reads = await Promise.all(
+    due.map(async (pod) => ({
+      pod,
+      events: await kubectl.events(watch.target.workload.namespace, pod.metadata.name).catch(() => void 0)
+    }))
+  );
+  for (const { pod, events } of reads) if (events) watch.clues = rememberClues(watch.clues, pods, { pod, events });
+}
+var STARTING_LOOK_MS, EVENTS_EVERY_MS;
+var init_clue_reads = __esm({
+  "src/track/clue-reads.ts"() {
+    "use strict";
+    init_clues();
+    init_engine();
+    init_table2();
+    STARTING_LOOK_MS = 5e3;
+    EVENTS_EVERY_MS = 5e3;
+  }
+});
+
+// src/track/watch-cache.ts
+function lean(object) {
+  if (object.metadata.managedFields === void 0) return object;
+  const { managedFields, ...metadata } = object.metadata;
+  const scale = managedFields.filter((entry) => entry.subresource === "scale");
+  return { ...object, metadata: scale.length > 0 ? { ...metadata, managedFields: scale } : metadata };
+}
+var WATCH_CACHE_DEFAULTS, WatchCache;
+var init_watch_cache = __esm({
+  "src/track/watch-cache.ts"() {
+    "use strict";
+    init_watch_events();
+    WATCH_CACHE_DEFAULTS = {
+      // client-go picks 5-10 min (reflector minWatchTimeout); one rollout rarely lasts longer.
+      watchSeconds: 300,
+      relistEveryMs: 6e4,
+      backoffMs: [100, 250, 500, 1e3, 2e3, 5e3],
+      giveUpAfter: 3,
+      minWatchMs: 1e3
+    };
+    WatchCache = class {
+      constructor(query, deps, onChange, options = WATCH_CACHE_DEFAULTS) {
+        this.query = query;
+        this.deps = deps;
+        this.onChange = onChange;
+        this.options = options;
+        this.currentHealth = { state: "starting", since: deps.clock.now() };
+      }
+      query;
+      deps;
+      onChange;
+      options;
+      objects = /* @__PURE__ */ new Map();
+      resourceVersion;
+      listedAt = 0;
+      currentHealth;
+      stopping = new AbortController();
+      stopStream;
+      running;
+      get health() {
+        return this.currentHealth;
+      }
+      /** The objects as last seen. */
+      contents() {
+        return [...this.objects.values()];
+      }
+      start() {
+        this.running ??= this.run();
+      }
+      /** Stops the watch and its kubectl; resolves when nothing of it runs any more. */
+      async stop() {
+        this.stopping.abort();
+        this.stopStream?.();
+        await this.running;
+      }
+      get stopped() {
+        return this.stopping.signal.aborted;
+      }
+      async run() {
+        let failures = 0;
+        while (!this.stopped) {
+          if (this.resourceVersion === void 0) {
+            const list = await this.deps.kubectl.listCollection(this.query);
+            if (this.stopped) return;
+            if (!list.ok) {
+              failures += 1;
+              if (this.troubled(list.message, list.transient, failures)) return;
+              await this.pause(failures);
+              continue;
+            }
+            this.objects.clear();
+            for (const object of list.items) this.objects.set(object.metadata.name, lean(object));
+            this.resourceVersion = list.resourceVersion;
+            this.listedAt = this.deps.clock.now();
+            this.currentHealth = { state: "live" };
+            this.onChange();
+          }
+          const startedAt = this.deps.clock.now();
+          const outcome = await this.watchOnce(this.resourceVersion);
+          if (this.stopped) return;
+          if (outcome.kind === "failed") {
+            failures += 1;
+            if (this.troubled(outcome.message, outcome.transient, failures)) return;
+            this.resourceVersion = void 0;
+            await this.pause(failures);
+            continue;
+          }
+          if (outcome.delivered || this.deps.clock.now() - startedAt >= this.options.minWatchMs) failures = 0;
+          else {
+            failures += 1;
+            if (this.troubled("the watch ended as soon as it started", false, failures)) return;
+            await this.pause(failures);
+          }
+          if (outcome.kind !== "ended") this.resourceVersion = void 0;
+        }
+      }
+      /** Records a failure; true when the cache gives up. Transient failures never give up. */
+      troubled(message, transient, failures) {
+        if (!transient && failures >= this.options.giveUpAfter) {
+          this.currentHealth = { state: "failed", error: message };
+          this.onChange();
+          return true;
+        }
+        const health = this.currentHealth;
+        const since = health.state === "starting" || health.state === "reconnecting" ? health.since : this.deps.clock.now();
+        this.currentHealth = health.state === "starting" ? { state: "starting", since, error: message } : { state: "reconnecting", since, error: message };
+        this.onChange();
+        return false;
+      }
+      async pause(failures) {
+        const { backoffMs: backoffMs2 } = this.options;
+        await this.deps.clock.sleep(backoffMs2[Math.min(failures, backoffMs2.length) - 1] ?? 0, this.stopping.signal);
+      }
+      /** One watch, from `resourceVersion` until the server ends it, it fails, or a relist is due. */
+      async watchOnce(resourceVersion) {
+        let delivered = false;
+        let expired = false;
+        let error2;
+        const stream = this.deps.kubectl.watchCollection(
+          this.query,
+          { resourceVersion, timeoutSeconds: this.options.watchSeconds },
+          (event) => {
+            delivered = true;
+            if (this.stopped) return;
+            if (event.type === "ERROR") {
+              if (isExpired(event.status)) expired = true;
+              else
+                error2 = event.status.message ?? `the watch failed (${event.status.reason ?? event.status.code ?? "no reason given"})`;
+              stream.stop();
+              return;
+            }
+            this.apply(event);
+          }
+        );
+        this.stopStream = () => stream.stop();
+        const relistDue = new AbortController();
+        let relist = false;
+        const relistAt = this.listedAt + this.options.relistEveryMs;
+        void this.deps.clock.sleep(Math.max(0, relistAt - this.deps.clock.now()), relistDue.signal).then(() => {
+          if (relistDue.signal.aborted || this.deps.clock.now() < relistAt) return;
+          relist = true;
+          stream.stop();
+        });
+        const end = await stream.done;
+        relistDue.abort();
+        this.stopStream = void 0;
+        if (expired) return { kind: "expired", delivered };
+        if (relist) return { kind: "relist", delivered };
+        if (error2 !== void 0) return { kind: "failed", message: error2, transient: true };
+        if (!end.ended) return { kind: "failed", message: end.message, transient: end.transient };
+        return { kind: "ended", delivered };
+      }
+      apply(event) {
+        if (event.type === "BOOKMARK") {
+          this.resourceVersion = event.resourceVersion;
+          return;
+        }
+        const { object } = event;
+        if (event.type === "DELETED") this.objects.delete(object.metadata.name);
+        else this.objects.set(object.metadata.name, lean(object));
+        this.resourceVersion = object.metadata.resourceVersion ?? this.resourceVersion;
+        if (this.currentHealth.state !== "live") this.currentHealth = { state: "live" };
+        this.onChange();
+      }
+    };
+  }
+});
+
+// src/track/sources.ts
+function pollingSource(kubectl, clock) {
+  return {
+    read: (typesByNamespace2) => pollAll(kubectl, typesByNamespace2),
+    changed: (ms) => clock.sleep(ms),
+    close: async () => void 0
+  };
+}
+async function pollAll(kubectl, typesByNamespace2) {
+  return new Map(
+    await Promise.all(
+      [...typesByNamespace2].map(
+        async ([namespace, types]) => [namespace, await poll(kubectl, namespace, types)]
+      )
+    )
+  );
+}
+async function poll(kubectl, namespace, types) {
+  try {
+    return await kubectl.workloadSnapshot(namespace, types);
+  } catch (error2) {
+    return error2 instanceof Error ? error2 : new Error(String(error2));
+  }
+}
+var WATCH_SOURCE_DEFAULTS, WatchSource;
+var init_sources = __esm({
+  "src/track/sources.ts"() {
+    "use strict";
+    init_resources();
+    init_watch_cache();
+    WATCH_SOURCE_DEFAULTS = {
+      silenceMs: 5e3,
+      // A controller writes a pod, its ReplicaSet and its Deployment within a few ms of each other.
+      debounceMs: 10,
+      cache: WATCH_CACHE_DEFAULTS
+    };
+    WatchSource = class {
+      constructor(queries, deps, options) {
+        this.deps = deps;
+        this.options = options;
+        this.caches = queries.map((query) => new WatchCache(query, deps, () => this.noteChange(), options.cache));
+        for (const cache of this.caches) cache.start();
+      }
+      deps;
+      options;
+      caches;
+      /** Bumped on every change a cache reports; a read remembers the value it saw. */
+      version = 0;
+      seenVersion = 0;
+      waiters = /* @__PURE__ */ new Set();
+      fellBack = /* @__PURE__ */ new Set();
+      async read(typesByNamespace2) {
+        this.seenVersion = this.version;
+        return new Map(
+          await Promise.all(
+            [...typesByNamespace2].map(
+              async ([namespace, types]) => [namespace, await this.readNamespace(namespace, types)]
+            )
+          )
+        );
+      }
+      async readNamespace(namespace, types) {
+        if (this.fellBack.has(namespace)) return poll(this.deps.kubectl, namespace, types);
+        const caches = types.map(
+          (type) => this.caches.find((cache) => cache.query.namespace === namespace && cache.query.type === type)
+        );
+        const failed2 = caches.find((cache) => cache === void 0 || cache.health.state === "failed");
+        if (caches.some((cache) => cache === void 0) || failed2) {
+          this.fellBack.add(namespace);
+          const reason = failed2?.health.state === "failed" ? `${failed2.query.type}: ${failed2.health.error}` : "a type kguard cannot watch";
+          this.deps.reporter.emit({
+            kind: "watch-fallback",
+            namespace,
+            reason,
+            pollIntervalMs: this.options.pollIntervalMs
+          });
+          await Promise.all(
+            this.caches.filter((cache) => cache.query.namespace === namespace).map((cache) => cache.stop())
+          );
+          return poll(this.deps.kubectl, namespace, types);
+        }
+        const now2 = this.deps.clock.now();
+        for (const cache of caches) {
+          const health = cache.health;
+          if ((health.state === "starting" || health.state === "reconnecting") && now2 - health.since >= this.options.silenceMs) {
+            const seconds4 = Math.round((now2 - health.since) / 1e3);
+            return new Error(
+              `no answer to the watch of ${cache.query.type} for ${seconds4}s (${health.error ?? "no answer yet"})`
+            );
+          }
+        }
+        if (caches.some((cache) => cache.health.state === "starting")) return void 0;
+        return snapshotOf(caches.flatMap((cache) => cache.contents()));
+      }
+      changed(ms) {
+        return new Promise((resolve) => {
+          const waiting = new AbortController();
+          const finish2 = () => {
+            waiting.abort();
+            this.waiters.delete(onChange);
+            resolve();
+          };
+          const onChange = () => {
+            this.waiters.delete(onChange);
+            void this.deps.clock.sleep(this.options.debounceMs, waiting.signal).then(finish2);
+          };
+          void this.deps.clock.sleep(ms, waiting.signal).then(finish2);
+          if (this.version !== this.seenVersion) onChange();
+          else this.waiters.add(onChange);
+        });
+      }
+      async close() {
+        await Promise.all(this.caches.map((cache) => cache.stop()));
+      }
+      noteChange() {
+        this.version += 1;
+        for (const waiter of [...this.waiters]) waiter();
+      }
+    };
+  }
+});
+
+// src/track/watch-scope.ts
+function watchQueries(targets) {
+  const wanted = /* @__PURE__ */ new Map();
+  for (const target of targets) {
+    for (const type of target.reads) {
+      const key = `${target.workload.namespace}\0${type}`;
+      const entry = wanted.get(key) ?? { namespace: target.workload.namespace, type, narrowings: [] };
+      entry.narrowings.push(narrowingFor(type, target));
+      wanted.set(key, entry);
+    }
+  }
+  return [...wanted.values()].map(({ namespace, type, narrowings }) => ({
+    namespace,
+    type,
+    ...selectorsFor(merged(narrowings))
+  }));
+}
+function narrowingFor(type, target) {
+  const resource = resourceTypeOf(type);
+  const own = resource !== void 0 && resource.kind === target.workload.kind && resource.group === groupOf(target.workload.apiVersion);
+  if (own && !target.siblings) return { by: "name", value: target.workload.name };
+  if (own) return { by: "all" };
+  return target.selector ? { by: "label", value: target.selector } : { by: "all" };
+}
+function merged(narrowings) {
+  const [first, ...rest] = narrowings;
+  if (!first || first.by === "all") return { by: "all" };
+  if (rest.every((other) => other.by === first.by && other.value === first.value)) return first;
+  if (narrowings.every((narrowing) => narrowing.by === "label")) {
+    const pairs = narrowings.map((narrowing) => /^([^=!,\s()]+)=([^=!,\s()]+)$/.exec(narrowing.value));
+    const key = pairs[0]?.[1];
+    if (pairs.every((pair) => pair !== null && pair[1] === key)) {
+      const values = [...new Set(pairs.map((pair) => pair[2]))].sort();
+      return { by: "label", value: `${key} in (${values.join(",")})` };
+    }
+  }
+  return { by: "all" };
+}
+function selectorsFor(narrowing) {
+  if (narrowing.by === "name") return { fieldSelector: `metadata.name=${narrowing.value}` };
+  if (narrowing.by === "label") return { labelSelector: narrowing.value };
+  return {};
+}
+function labelSelectorString(selector) {
+  if (!selector) return void 0;
+  const structured = "matchLabels" in selector || "matchExpressions" in selector;
+  if (!structured) selector = { matchLabels: selector };
+  const { matchLabels, matchExpressions } = selector;
+  const parts = Object.entries(matchLabels ?? {}).map(([key, value]) => `${key}=${value}`);
+  for (const { key, operator, values = [] } of matchExpressions ?? []) {
+    const list = [...values].sort().join(",");
+    if (operator === "In") parts.push(`${key} in (${list})`);
+    else if (operator === "NotIn") parts.push(`${key} notin (${list})`);
+    else if (operator === "Exists") parts.push(key);
+    else if (operator === "DoesNotExist") parts.push(`!${key}`);
+    else return void 0;
+  }
+  return parts.length > 0 ? parts.sort().join(",") : void 0;
+}
+var init_watch_scope = __esm({
+  "src/track/watch-scope.ts"() {
+    "use strict";
+    init_resources();
+    init_model();
+  }
+});
+
+// src/track/tracker.ts
+async function trackRollouts(targets, options, deps) {
+  const source = sourceFor(targets, options, deps);
+  try {
+    return await trackFrom(source, targets, options, deps);
+  } finally {
+    await source.close();
+  }
+}
+async function trackFrom(source, targets, options, deps) {
+  const startedAt = deps.clock.now();
+  const pending = new Map(
+    targets.map((target) => [
+      objectKey(target.workload),
+      {
+        target,
+        firstSeen: /* @__PURE__ */ new Map(),
+        clues: NO_CLUES,
+        eventsReadAt: /* @__PURE__ */ new Map(),
+        startingSince: /* @__PURE__ */ new Map(),
+        reported: /* @__PURE__ */ new Set(),
+        lastProgress: "",
+        lastPods: []
+      }
+    ])
+  );
+  const done = /* @__PURE__ */ new Map();
+  const outages = new OutageNotes();
+  while (pending.size > 0 && !deps.signal?.aborted) {
+    const typesByNamespace2 = /* @__PURE__ */ new Map();
+    for (const { target } of pending.values()) {
+      const types = typesByNamespace2.get(target.workload.namespace) ?? /* @__PURE__ */ new Set();
+      for (const type of rowOf(target).reads(target.workload)) types.add(type);
+      typesByNamespace2.set(target.workload.namespace, types);
+    }
+    const snapshots = await source.read(
+      new Map([...typesByNamespace2].map(([namespace, types]) => [namespace, [...types]]))
+    );
+    const now2 = deps.clock.now();
+    await Promise.all(
+      [...pending.values()].map(async (watch) => {
+        const snapshot2 = snapshots.get(watch.target.workload.namespace);
+        if (snapshot2 && !(snapshot2 instanceof Error))
+          await gatherClues(watch, rulesOf(watch.target), snapshot2, now2, deps.kubectl);
+      })
+    );
+    for (const [namespace, snapshot2] of snapshots) {
+      const said2 = outages.see(
+        namespace,
+        snapshot2 instanceof Error ? snapshot2 : void 0,
+        now2,
+        (/* @__PURE__ */ new Date()).toISOString()
+      );
+      if (said2) deps.reporter.emit(said2);
+    }
+    const finals = [];
+    for (const [key, watch] of pending) {
+      const snapshot2 = snapshots.get(watch.target.workload.namespace);
+      const verdict = snapshot2 === void 0 || snapshot2 instanceof Error ? unreachableVerdict(watch, snapshot2, now2 - startedAt >= timeoutOf(watch.target, options)) : observe(watch, snapshot2, now2, startedAt, options, deps.reporter);
+      if (verdict && FINAL_STATES.has(verdict.state)) finals.push([key, watch, verdict]);
+    }
+    const finished7 = await Promise.all(
+      finals.map(([, watch, verdict]) => finish(watch, verdict, now2 - startedAt, options, deps))
+    );
+    finals.forEach(([key], index) => {
+      done.set(key, finished7[index]);
+      pending.delete(key);
+    });
+    const anyFailed = [...done.values()].some(
+      ({ verdict }) => verdict.state === "failed" || verdict.state === "timed-out"
+    );
+    if (options.stopWhenAnyFails && anyFailed) {
+      for (const [key, watch] of pending) {
+        if (watch.lastVerdict)
+          done.set(key, {
+            target: watch.target,
+            verdict: watch.lastVerdict,
+            elapsedMs: now2 - startedAt,
+            newPods: watch.lastPods
+          });
+      }
+      break;
+    }
+    if (pending.size > 0 && !deps.signal?.aborted) {
+      const deadline = Math.min(...[...pending.values()].map((watch) => timeoutOf(watch.target, options)));
+      const untilDeadline = startedAt + deadline - deps.clock.now();
+      await source.changed(Math.max(0, Math.min(options.pollIntervalMs, untilDeadline)));
+    }
+  }
+  for (const [key, watch] of pending) {
+    const stoodAt = watch.lastVerdict ?? {
+      state: "progressing",
+      progress: NO_PROGRESS,
+      findings: [],
+      waitingFor: "not observed yet"
+    };
+    done.set(key, {
+      target: watch.target,
+      verdict: stoodAt,
+      elapsedMs: deps.clock.now() - startedAt,
+      newPods: watch.lastPods
+    });
+  }
+  return done;
+}
+function rowOf(target) {
+  return target.row ?? rowFor(target.workload);
+}
+function rulesOf(target) {
+  const rules = rowOf(target).rules(target.overrides ?? NO_OVERRIDES);
+  if (!rules)
+    throw new Error(`kguard has no rules to watch ${target.workload.kind}: it should have been planned as applied`);
+  return rules;
+}
+function timeoutOf(target, options) {
+  return target.overrides?.timeoutMs ?? options.timeoutMs;
+}
+function sourceFor(targets, options, deps) {
+  const { listCollection, watchCollection } = deps.kubectl;
+  if (!options.watch || !listCollection || !watchCollection) return pollingSource(deps.kubectl, deps.clock);
+  const queries = watchQueries(
+    targets.map((target) => ({
+      workload: target.workload,
+      reads: rowOf(target).reads(target.workload),
+      selector: target.selector,
+      siblings: rowOf(target).readsSiblings
+    }))
+  );
+  const kubectl = {
+    workloadSnapshot: deps.kubectl.workloadSnapshot.bind(deps.kubectl),
+    listCollection: listCollection.bind(deps.kubectl),
+    watchCollection: watchCollection.bind(deps.kubectl)
+  };
+  return new WatchSource(
+    queries,
+    { kubectl, clock: deps.clock, reporter: deps.reporter },
+    { ...WATCH_SOURCE_DEFAULTS, pollIntervalMs: options.pollIntervalMs }
+  );
+}
+function observe(watch, snapshot2, now2, startedAt, options, reporter) {
+  const { workload, expected } = watch.target;
+  const rules = rulesOf(watch.target);
+  const observation = { object: findObject(snapshot2, workload), snapshot: snapshot2, clues: watch.clues };
+  const moment = { now: now2, startedAt, timeoutMs: timeoutOf(watch.target, options) };
+  const verdict = judge(rules, observation, expected, watch.firstSeen, moment);
+  watch.present = observation.object !== void 0;
+  if (observation.object) watch.lastSeen = observation.object;
+  watch.firstSeen = rememberSeen(rules, watch.firstSeen, verdict, now2, observation, expected);
+  watch.lastVerdict = verdict;
+  watch.lastPods = newPodsOf(rules, observation.object, snapshot2);
+  const final = verdict.state === "failed" || verdict.state === "timed-out";
+  for (const finding of final ? [] : verdict.findings) {
+    const key = `${finding.container ?? ""}/${finding.reason}`;
+    if (watch.reported.has(key) || finding.rule.category === "not-ready") continue;
+    watch.reported.add(key);
+    reporter.emit({ kind: "pod-problem", workload, finding, phase: options.watching });
+  }
+  for (const text2 of verdict.notes ?? []) {
+    if (watch.reported.has(`note:${text2}`)) continue;
+    watch.reported.add(`note:${text2}`);
+    reporter.emit({ kind: "note", workload, text: text2, phase: options.watching });
+  }
+  const waitingFor = verdict.state === "progressing" ? verdict.waitingFor : void 0;
+  if (waitingFor !== void 0) {
+    const text2 = `${verdict.progress.revision ?? ""}|${verdict.progress.ready}/${verdict.progress.desired}|${waitingFor}`;
+    if (text2 !== watch.lastProgress) {
+      watch.lastProgress = text2;
+      reporter.emit({ kind: "progress", workload, progress: verdict.progress, waitingFor, phase: options.watching });
+    }
+  }
+  return verdict;
+}
+function unreachableVerdict(watch, error2, timedOut) {
+  if (!timedOut) return void 0;
+  const last = watch.lastVerdict;
+  return {
+    state: "timed-out",
+    progress: last && "progress" in last ? last.progress : NO_PROGRESS,
+    findings: last && "findings" in last ? last.findings : [],
+    waitingFor: `no answer from the API server (${error2?.message ?? "no answer"})`
+  };
+}
+async function goneWhenDone(watch, verdict, kubectl) {
+  const rule = rowOf(watch.target).goneWhenDone;
+  const { applied: applied2 } = watch.target.expected;
+  if (verdict.state !== "gone" || watch.present !== false || !rule?.mayVanish(applied2)) return verdict;
+  const events = await kubectl.events(watch.target.workload.namespace, watch.target.workload.name).catch(() => []);
+  const detail = rule.judge(applied2, watch.lastSeen, events);
+  return detail ? { state: "healthy", progress: { ...NO_PROGRESS, summary: detail }, findings: [], detail } : verdict;
+}
+async function finish(watch, finalVerdict, elapsedMs, options, deps) {
+  const { workload } = watch.target;
+  const verdict = await goneWhenDone(watch, finalVerdict, deps.kubectl);
+  let events = [];
+  const firstDiagnosis = diagnose(verdict, [], workload);
+  if (firstDiagnosis?.pod) {
+    events = await deps.kubectl.events(workload.namespace, firstDiagnosis.pod).catch(() => []);
+  } else if (verdict.state === "failed" && verdict.cause.source === "condition") {
+    const own = await deps.kubectl.events(workload.namespace, workload.name).catch(() => []);
+    events = own.filter((event) => event.involvedObject?.kind === workload.kind);
+  }
+  const logs = await readLogs(verdict, workload.namespace, options.logLines, deps.kubectl);
+  const diagnosis = diagnose(verdict, events, workload, logs);
+  if (options.watching === "rollout" && diagnosis && (verdict.state === "failed" || verdict.state === "timed-out")) {
+    deps.reporter.emit({ kind: verdict.state, workload, diagnosis, elapsedMs });
+  }
+  return { target: watch.target, verdict, diagnosis, elapsedMs, newPods: watch.lastPods };
+}
+async function readLogs(verdict, namespace, shown2, kubectl) {
+  const read = kubectl.logs?.bind(kubectl);
+  if (!read || shown2 <= 0) return [];
+  const tail = Math.max(shown2, JSON_LOG_LINES);
+  return Promise.all(
+    logTargets(verdict).map(async ({ pod, container, previous }) => {
+      const result = await read(namespace, pod, container, { tail, previous }).catch((error2) => ({
+        ok: false,
+        error: error2 instanceof Error ? error2.message : String(error2)
+      }));
+      return result.ok ? { pod, container, previous, lines: splitLines(result.text).slice(-tail), shown: shown2 } : { pod, container, previous, lines: [], shown: shown2, error: splitLines(result.error)[0] ?? "" };
+    })
+  );
+}
+var JSON_LOG_LINES, FINAL_STATES;
+var init_tracker = __esm({
+  "src/track/tracker.ts"() {
+    "use strict";
+    init_outage();
+    init_clues();
+    init_diagnosis();
+    init_text();
+    init_engine();
+    init_overrides();
+    init_table2();
+    init_model();
+    init_clue_reads();
+    init_sources();
+    init_watch_scope();
+    JSON_LOG_LINES = 50;
+    FINAL_STATES = /* @__PURE__ */ new Set(["healthy", "failed", "timed-out", "conflict", "gone"]);
+  }
+});
+
+// src/track/workloads.ts
+function trackTargetOf(target, healthRules, readinessGraceMs, autoscaled = false, templatesBefore2) {
+  const overrides = overridesOf(target.applied);
+  const ours = fieldsOfApply(target.before, target.applied);
+  return {
+    workload: target.ref,
+    expected: {
+      applied: target.applied,
+      ours: autoscaled ? ours.filter((field) => fieldName(field) !== "spec.replicas") : ours,
+      generationBefore: target.before?.metadata.generation,
+      ...target.before ? { before: target.before } : {},
+      ...templatesBefore2 ? { templatesBefore: templatesBefore2 } : {}
+    },
+    row: judgingRow(target.ref, overrides, healthRules, [], { readinessGraceMs }),
+    overrides,
+    selector: labelSelectorString(target.applied.spec?.selector)
+  };
+}
+async function trackWorkloads(targets, options, deps) {
+  const outcomes = /* @__PURE__ */ new Map();
+  const watched2 = [];
+  const scaledByHpa = autoscalerTargets(targets);
+  const writesStatus = await statusServed(
+    targets.filter((target) => judgedByKstatus(target.ref, options.healthRules)),
+    deps
+  );
+  for (const target of targets) {
+    const overrides = overridesOf(target.applied);
+    const statusGraceMs = writesStatus.has(kindKey(target.ref)) || !judgedByKstatus(target.ref, options.healthRules) ? options.statusGraceMs : void 0;
+    const row = judgingRow(target.ref, overrides, options.healthRules, overrides.problems, {
+      readinessGraceMs: options.readinessGraceMs,
+      statusGraceMs
+    });
+    const unwatched = overrides.track ? row.unwatched(target.applied, overrides) : { state: "applied", detail: `${TRACK_ANNOTATION}: "false": not watched` };
+    if (unwatched) {
+      outcomes.set(objectKey(target.ref), { tracked: false, verdict: unwatched, elapsedMs: 0 });
+      if (options.watching === "rollout" && unwatched.detail)
+        deps.reporter.emit({ kind: "not-watched", workload: target.ref, detail: unwatched.detail });
+      continue;
+    }
+    const autoscaled = scaledByHpa.has(objectKey(target.ref));
+    watched2.push({
+      ...trackTargetOf(
+        target,
+        options.healthRules,
+        void 0,
+        autoscaled,
+        templatesBefore(targets, target.ref.namespace)
+      ),
+      row,
+      source: target,
+      problems: overrides.problems
+    });
+  }
+  if (watched2.length === 0) return outcomes;
+  if (options.watching === "rollout") {
+    for (const { source, problems, row, overrides } of watched2) {
+      deps.reporter.emit({
+        kind: "tracking",
+        workload: source.ref,
+        fromRevision: source.before ? row?.rules(overrides ?? NO_OVERRIDES)?.revision?.(source.before) : void 0,
+        detail: [source.why ?? (source.before ? "changed by this apply" : "created by this apply"), ...problems].join(
+          "; "
+        )
+      });
+    }
+  }
+  const tracked = await trackRollouts(watched2, options, deps);
+  for (const { source } of watched2) {
+    const outcome = tracked.get(objectKey(source.ref));
+    if (!outcome) continue;
+    outcomes.set(objectKey(source.ref), {
+      tracked: true,
+      verdict: outcome.verdict,
+      diagnosis: outcome.diagnosis,
+      elapsedMs: outcome.elapsedMs,
+      newPods: outcome.newPods
+    });
+  }
+  return outcomes;
+}
+function autoscalerTargets(targets) {
+  const keys = /* @__PURE__ */ new Set();
+  for (const { ref, applied: applied2 } of targets) {
+    if (ref.kind !== "HorizontalPodAutoscaler" || !ref.apiVersion.startsWith("autoscaling/")) continue;
+    const scaled = applied2.spec?.scaleTargetRef;
+    if (!scaled?.kind || !scaled.name) continue;
+    keys.add(
+      objectKey({
+        apiVersion: scaled.apiVersion ?? "v1",
+        kind: scaled.kind,
+        name: scaled.name,
+        namespace: ref.namespace
+      })
+    );
+  }
+  return keys;
+}
+async function statusServed(targets, deps) {
+  const served = /* @__PURE__ */ new Set();
+  if (!deps.kubectl.apiResources || targets.length === 0) return served;
+  const resources = await deps.kubectl.apiResources([...new Set(targets.map((target) => target.ref.apiVersion))]).catch(() => void 0);
+  for (const [key, resource] of resources ?? []) if (resource.statusSubresource) served.add(key);
+  return served;
+}
+function templatesBefore(targets, namespace) {
+  return targets.flatMap((target) => {
+    const labels = target.before?.spec?.template?.metadata?.labels;
+    return target.ref.namespace === namespace && labels ? [labels] : [];
+  });
+}
+var init_workloads = __esm({
+  "src/track/workloads.ts"() {
+    "use strict";
+    init_overrides();
+    init_table2();
+    init_model();
+    init_owners();
+    init_tracker();
+    init_watch_scope();
   }
 });
 
@@ -38391,7 +39534,7 @@ function needsRestore(verdict) {
   return verdict === "failed" || verdict === "timed-out";
 }
 function planRestore(objects, mode, options) {
-  const asUnit = options.cancelled === true || options.failedAsUnit === true;
+  const asUnit = options.cancelled === true || options.failedAsUnit === true || options.wholeRun === true;
   if (asUnit && mode === "failed") mode = "all";
   if (!asUnit && !objects.some((object) => needsRestore(object.verdict))) {
     return objects.flatMap(
@@ -38444,7 +39587,10 @@ function planRestore(objects, mode, options) {
         break;
     }
   }
-  return inPhaseOrder([...writes, ...deletes.reverse()]);
+  return inRoundOrder([...writes, ...deletes.reverse()]);
+}
+function planWholeRestore(objects, options) {
+  return planRestore(objects, "all", { keepCreated: options.keepCreated, wholeRun: true });
 }
 function putBackStep(ref, before, applied2) {
   const rule = rowFor(ref).putBack?.(before, applied2);
@@ -38485,25 +39631,25 @@ function copies(change) {
     applied: "after" in change ? change.after : void 0
   };
 }
-function phaseOf(step) {
+function roundOf(step) {
   const removing = step.action === "delete" || step.action === "keep" && CREATED_AND_KEPT.has(step.reason);
   if (removing) return runsPods(step.ref) ? "delete workloads" : "delete the rest";
   if (DEFINITIONS.has(groupKind(step.ref))) return "definitions";
   return runsPods(step.ref) ? "workloads" : "configuration";
 }
-function restorePhases(steps, stages = /* @__PURE__ */ new Map()) {
+function restoreRounds(steps, stages = /* @__PURE__ */ new Map()) {
   const stageOf2 = (step) => stages.get(objectKey(step.ref)) ?? 0;
   const inReverse = [...new Set(steps.map(stageOf2))].sort((left, right) => right - left);
   return inReverse.flatMap(
-    (stage) => RESTORE_PHASES.map((phase) => steps.filter((step) => stageOf2(step) === stage && phaseOf(step) === phase)).filter(
+    (stage) => RESTORE_ROUNDS.map((round) => steps.filter((step) => stageOf2(step) === stage && roundOf(step) === round)).filter(
       (group) => group.length > 0
     )
   );
 }
-function inPhaseOrder(steps) {
-  return restorePhases(steps).flat();
+function inRoundOrder(steps) {
+  return restoreRounds(steps).flat();
 }
-var NEVER_DELETED, RESTORE_PHASES, DEFINITIONS, CREATED_AND_KEPT;
+var NEVER_DELETED, RESTORE_ROUNDS, DEFINITIONS, CREATED_AND_KEPT;
 var init_plan = __esm({
   "src/restore/plan.ts"() {
     "use strict";
@@ -38516,7 +39662,7 @@ var init_plan = __esm({
       "apiextensions.k8s.io/CustomResourceDefinition",
       "/PersistentVolumeClaim"
     ]);
-    RESTORE_PHASES = [
+    RESTORE_ROUNDS = [
       "definitions",
       "configuration",
       "workloads",
@@ -38525,6 +39671,22 @@ var init_plan = __esm({
     ];
     DEFINITIONS = /* @__PURE__ */ new Set(["/Namespace", "apiextensions.k8s.io/CustomResourceDefinition"]);
     CREATED_AND_KEPT = /* @__PURE__ */ new Set(["protected-kind", "controller-owned", "keep-created"]);
+  }
+});
+
+// src/restore/context.ts
+async function apiPath(ref, apiResources) {
+  const group = groupOf(ref.apiVersion);
+  const resource = (await apiResources()).get(kindKey(ref));
+  if (!resource) throw new Error(`the API server does not list the kind ${ref.kind} (${ref.apiVersion}) any more`);
+  const base = group === "" ? `/api/${versionOf(ref.apiVersion)}` : `/apis/${group}/${versionOf(ref.apiVersion)}`;
+  const scope = resource.namespaced ? `/namespaces/${encodeURIComponent(ref.namespace)}` : "";
+  return `${base}${scope}/${resource.name}/${encodeURIComponent(ref.name)}`;
+}
+var init_context = __esm({
+  "src/restore/context.ts"() {
+    "use strict";
+    init_model();
   }
 });
 
@@ -38787,6 +39949,17 @@ async function keepBecause(step, reason, detail, deps, live) {
     copyFile
   };
 }
+async function keptByPlan(step, deps) {
+  const manual = manualRestore(step);
+  const copyFile = manual.copy ? await deps.keepCopy(step.ref, manual.copy) : void 0;
+  return {
+    status: "kept",
+    reason: step.reason,
+    detail: step.detail,
+    commands: manual.commands((args) => deps.kubectl.commandLine(args), copyFile),
+    copyFile
+  };
+}
 async function failed(step, reason, deps) {
   const manual = manualRestore(step);
   const copyFile = manual.copy ? await deps.keepCopy(step.ref, manual.copy) : void 0;
@@ -38807,6 +39980,225 @@ var init_outcomes = __esm({
   "src/restore/outcomes.ts"() {
     "use strict";
     init_manual();
+  }
+});
+
+// src/restore/delete-create.ts
+async function recreate(step, given) {
+  const { options, deps, apiResources, read } = given;
+  const live = await read();
+  if (live) return keepBecause(step, "conflict", "someone else created it again after the apply", deps, live);
+  const collection = (await apiPath(step.ref, apiResources)).replace(/\/[^/]+$/, "");
+  const written2 = await deps.kubectl.create(step.copy, collection, options.deadlineMs);
+  if (!written2.ok) return failed(step, `the API server refused to create it again: ${written2.message}`, deps);
+  if (!written2.object) return { status: "recreated", differences: [] };
+  const owned = await ownersOf(
+    step,
+    restoreOwners(step, written2.object, `${collection}/${encodeURIComponent(step.ref.name)}`, options, deps, read),
+    deps
+  );
+  if ("status" in owned) return owned;
+  return { status: "recreated", restored: owned.object, differences: differencesFromCopy(step.before, owned.object) };
+}
+async function deleteCreated(step, given) {
+  const { options, deps, apiResources, read } = given;
+  const away = new Persistence(deps.clock.now() + options.deadlineMs, deps);
+  for (; ; ) {
+    const live = await away.attempt(read);
+    if (live === RETRY) continue;
+    if (live instanceof Error) return failed(step, away.outage(live.message, "read it") ?? live.message, deps);
+    if (!live) return { status: "deleted", differences: [] };
+    const change = changeSinceApply(step.applied, live, fieldsOfApply(void 0, step.applied));
+    if (change) return keepBecause(step, change.state, change.detail, deps, live);
+    const deleted = await deps.kubectl.deleteExact(
+      await apiPath(step.ref, apiResources),
+      { uid: live.metadata.uid ?? "" },
+      options.deadlineMs
+    );
+    if (deleted.ok || deleted.notFound) return { status: "deleted", differences: [] };
+    if (deleted.conflict)
+      return keepBecause(step, "gone", "it was replaced by someone else before kguard could delete it", deps);
+    if (await away.retryAfter(deleted.stderr)) continue;
+    const outage = away.outage(deleted.message, "delete it", deleted.stderr);
+    return failed(step, outage ?? `the API server refused to delete it: ${deleted.message}`, deps);
+  }
+}
+async function replaceWithCopy(step, given) {
+  const { options, deps, apiResources, read } = given;
+  const live = await read();
+  const change = changeSinceApply(step.applied, live);
+  if (change || !live)
+    return keepBecause(step, change?.state ?? "gone", change?.detail ?? "it was deleted", deps, live ?? null);
+  if (isControllerOwned(live))
+    return keepBecause(
+      step,
+      "cannot-restore",
+      `${step.why}; a controller owns it, and kguard does not delete it`,
+      deps,
+      live
+    );
+  const finalizers = live.metadata.finalizers ?? [];
+  if (finalizers.length > 0) {
+    return keepBecause(
+      step,
+      "cannot-restore",
+      `${step.why}; it would have to be deleted and created again, but finalizers hold it (${finalizers.join(", ")})`,
+      deps,
+      live
+    );
+  }
+  const path16 = await apiPath(step.ref, apiResources);
+  const deleted = await deps.kubectl.deleteExact(
+    path16,
+    { uid: live.metadata.uid ?? "", resourceVersion: live.metadata.resourceVersion },
+    options.deadlineMs
+  );
+  if (!deleted.ok && deleted.conflict)
+    return keepBecause(
+      step,
+      "conflict",
+      "it changed while kguard was about to delete it to create its pre-apply copy",
+      deps,
+      live
+    );
+  if (!deleted.ok && !deleted.notFound)
+    return failed(step, `the API server refused to delete it: ${deleted.message}`, deps);
+  if (!step.copy) {
+    return {
+      status: "kept",
+      reason: "finished-job",
+      detail: `the object this apply put in its place was deleted; ${step.why}`,
+      commands: []
+    };
+  }
+  const collection = path16.replace(/\/[^/]+$/, "");
+  const written2 = await deps.kubectl.create(step.copy, collection, options.deadlineMs);
+  if (!written2.ok) {
+    const recreate2 = { ref: step.ref, action: "recreate", before: step.before, copy: step.copy };
+    return failed(
+      recreate2,
+      `it was deleted so that its pre-apply copy could be created again (${step.why}), and the API server refused the create: ${written2.message}`,
+      deps
+    );
+  }
+  if (!written2.object) return { status: "replaced", differences: [], notes: [step.why] };
+  const owned = await ownersOf(step, restoreOwners(step, written2.object, path16, options, deps, read), deps);
+  if ("status" in owned) return owned;
+  return {
+    status: "replaced",
+    restored: owned.object,
+    differences: differencesFromCopy(step.before, owned.object),
+    notes: [step.why]
+  };
+}
+var init_delete_create = __esm({
+  "src/restore/delete-create.ts"() {
+    "use strict";
+    init_owners();
+    init_model();
+    init_context();
+    init_field_owners();
+    init_outcomes();
+    init_persist();
+  }
+});
+
+// src/restore/put-back.ts
+async function putBack(step, given) {
+  const { options, deps, apiResources, read } = given;
+  const path16 = await apiPath(step.ref, apiResources);
+  const ours = fieldsOfApply(step.before, step.applied);
+  let lastLive;
+  let written2;
+  const giveUpAt = deps.clock.now() + options.deadlineMs;
+  const away = new Persistence(giveUpAt, deps);
+  for (let look2 = 0; look2 <= PUT_BACK_LOOKS || deps.clock.now() < giveUpAt; look2 += 1) {
+    if (look2 > PUT_BACK_LOOKS && !away.waited) await deps.clock.sleep(100 * Math.min(look2 - PUT_BACK_LOOKS, 5));
+    away.waited = false;
+    const reading = await away.attempt(read);
+    if (reading === RETRY) {
+      look2 -= 1;
+      continue;
+    }
+    if (reading instanceof Error) return failed(step, away.outage(reading.message, "read it") ?? reading.message, deps);
+    const live = reading;
+    if (live && written2 && sameContent(live, written2)) {
+      const owned2 = await ownersOf(step, restoreOwners(step, live, path16, options, deps, read), deps);
+      if ("status" in owned2) return owned2;
+      const notes2 = await afterPutBack(step, lastLive ?? live, owned2.object, options, deps);
+      return {
+        status: "restored",
+        restored: owned2.object,
+        differences: differencesFromCopy(step.before, owned2.object),
+        notes: notes2
+      };
+    }
+    const change = changeSinceApply(step.applied, live, ours);
+    if (change || !live)
+      return keepBecause(step, change?.state ?? "gone", change?.detail ?? "it was deleted", deps, live ?? null);
+    const rule = rowFor(step.ref).putBack?.(step.before, live);
+    if (rule?.how === "impossible") return keepBecause(step, "cannot-restore", rule.why, deps, live);
+    if (rule?.how === "delete-and-create") {
+      return replaceWithCopy(
+        { ...step, action: "replace", copy: manualCopy(step.before, true), why: rule.why },
+        { ...given, read: async () => live }
+      );
+    }
+    lastLive = live;
+    written2 = keepingOthers(step.before, step.applied, live, ours);
+    const first = await deps.kubectl.replace(conditional(written2, live), path16, options.deadlineMs);
+    if (!first.ok && first.conflict) continue;
+    if (!first.ok && await away.retryAfter(first.stderr)) {
+      look2 -= 1;
+      continue;
+    }
+    if (!first.ok || !first.object)
+      return failed(
+        step,
+        !first.ok && away.outage(first.message, "write its pre-apply copy", first.stderr) || `the API server refused the pre-apply copy: ${first.ok ? "no object returned" : first.message}`,
+        deps
+      );
+    const owned = await ownersOf(step, restoreOwners(step, first.object, path16, options, deps, read), deps);
+    if ("status" in owned) return owned;
+    const notes = await afterPutBack(step, live, owned.object, options, deps);
+    return {
+      status: "restored",
+      restored: owned.object,
+      differences: differencesFromCopy(step.before, owned.object),
+      notes
+    };
+  }
+  return keepBecause(
+    step,
+    "conflict",
+    `it kept changing while kguard tried to restore it, for ${Math.round(options.deadlineMs / 1e3)}s (--rollback-timeout)`,
+    deps
+  );
+}
+async function afterPutBack(step, failed2, restored, options, deps) {
+  const hook = rowFor(step.ref).afterRestore;
+  if (!hook) return void 0;
+  return hook(
+    { failed: failed2, before: step.before, restored },
+    { kubectl: deps.kubectl, clock: deps.clock, deadlineMs: options.deadlineMs }
+  ).catch((error2) => [
+    `its extra restore step failed: ${error2 instanceof Error ? error2.message : String(error2)}`
+  ]);
+}
+var PUT_BACK_LOOKS;
+var init_put_back = __esm({
+  "src/restore/put-back.ts"() {
+    "use strict";
+    init_table2();
+    init_compare();
+    init_owners();
+    init_context();
+    init_delete_create();
+    init_field_owners();
+    init_outcomes();
+    init_persist();
+    init_steps();
+    PUT_BACK_LOOKS = 3;
   }
 });
 
@@ -38867,11 +40259,11 @@ async function executeRestore(steps, options, deps) {
   const apiResources = () => resources ??= discover();
   const writes = steps.filter((step) => step.action !== "keep");
   if (writes.length > 0) deps.reporter.emit({ kind: "restoring", objects: writes.map((step) => step.ref) });
-  for (const phase of restorePhases(steps, options.stages)) {
-    const reads = await firstReads(phase, deps);
+  for (const round of restoreRounds(steps, options.stages)) {
+    const reads = await firstReads(round, deps);
     const settled = await Promise.allSettled(
-      phase.map(async (step) => {
-        const result = await restoreOne(step, options, deps, apiResources, reads(step)).catch(
+      round.map(async (step) => {
+        const result = await restoreOne(step, { options, deps, apiResources, read: reads(step) }).catch(
           async (error2) => failed(step, error2 instanceof Error ? error2.message : String(error2), deps)
         );
         results.set(objectKey(step.ref), result);
@@ -38883,10 +40275,10 @@ async function executeRestore(steps, options, deps) {
   }
   return results;
 }
-async function firstReads(phase, deps) {
+async function firstReads(round, deps) {
   const listed = await readObjects(
     deps.kubectl,
-    phase.filter((step) => step.action !== "keep").map((step) => step.ref),
+    round.filter((step) => step.action !== "keep").map((step) => step.ref),
     { byNameLimit: 0 }
   );
   const unread = new Set(listed.unread.map(({ ref }) => objectKey(ref)));
@@ -38900,238 +40292,104 @@ async function firstReads(phase, deps) {
     };
   };
 }
-async function restoreOne(step, options, deps, apiResources, read) {
-  const commandLine = (args) => deps.kubectl.commandLine(args);
-  if (step.action === "keep") {
-    const manual = manualRestore(step);
-    const copyFile = manual.copy ? await deps.keepCopy(step.ref, manual.copy) : void 0;
-    return {
-      status: "kept",
-      reason: step.reason,
-      detail: step.detail,
-      commands: manual.commands(commandLine, copyFile),
-      copyFile
-    };
+function restoreOne(step, given) {
+  switch (step.action) {
+    case "keep":
+      return keptByPlan(step, given.deps);
+    case "replace":
+      return replaceWithCopy(step, given);
+    case "recreate":
+      return recreate(step, given);
+    case "delete":
+      return deleteCreated(step, given);
+    case "put-back":
+      return putBack(step, given);
   }
-  if (step.action === "replace") return replaceWithCopy(step, options, deps, apiResources, read);
-  if (step.action === "recreate") {
-    const live = await read();
-    if (live) return keepBecause(step, "conflict", "someone else created it again after the apply", deps, live);
-    const collection = (await apiPath(step.ref, apiResources)).replace(/\/[^/]+$/, "");
-    const written3 = await deps.kubectl.create(step.copy, collection, options.deadlineMs);
-    if (!written3.ok) return failed(step, `the API server refused to create it again: ${written3.message}`, deps);
-    if (!written3.object) return { status: "recreated", differences: [] };
-    const owned = await ownersOf(
-      step,
-      restoreOwners(step, written3.object, `${collection}/${encodeURIComponent(step.ref.name)}`, options, deps, read),
-      deps
-    );
-    if ("status" in owned) return owned;
-    return { status: "recreated", restored: owned.object, differences: differencesFromCopy(step.before, owned.object) };
-  }
-  if (step.action === "delete") {
-    const away2 = new Persistence(deps.clock.now() + options.deadlineMs, deps);
-    for (; ; ) {
-      const live = await away2.attempt(read);
-      if (live === RETRY) continue;
-      if (live instanceof Error) return failed(step, away2.outage(live.message, "read it") ?? live.message, deps);
-      if (!live) return { status: "deleted", differences: [] };
-      const change = changeSinceApply(step.applied, live, fieldsOfApply(void 0, step.applied));
-      if (change) return keepBecause(step, change.state, change.detail, deps, live);
-      const deleted = await deps.kubectl.deleteExact(
-        await apiPath(step.ref, apiResources),
-        { uid: live.metadata.uid ?? "" },
-        options.deadlineMs
-      );
-      if (deleted.ok || deleted.notFound) return { status: "deleted", differences: [] };
-      if (deleted.conflict)
-        return keepBecause(step, "gone", "it was replaced by someone else before kguard could delete it", deps);
-      if (await away2.retryAfter(deleted.stderr)) continue;
-      const outage = away2.outage(deleted.message, "delete it", deleted.stderr);
-      return failed(step, outage ?? `the API server refused to delete it: ${deleted.message}`, deps);
-    }
-  }
-  const path16 = await apiPath(step.ref, apiResources);
-  const ours = fieldsOfApply(step.before, step.applied);
-  let lastLive;
-  let written2;
-  const giveUpAt = deps.clock.now() + options.deadlineMs;
-  const away = new Persistence(giveUpAt, deps);
-  for (let look2 = 0; look2 <= PUT_BACK_LOOKS || deps.clock.now() < giveUpAt; look2 += 1) {
-    if (look2 > PUT_BACK_LOOKS && !away.waited) await deps.clock.sleep(100 * Math.min(look2 - PUT_BACK_LOOKS, 5));
-    away.waited = false;
-    const reading = await away.attempt(read);
-    if (reading === RETRY) {
-      look2 -= 1;
-      continue;
-    }
-    if (reading instanceof Error) return failed(step, away.outage(reading.message, "read it") ?? reading.message, deps);
-    const live = reading;
-    if (live && written2 && sameContent(live, written2)) {
-      const owned2 = await ownersOf(step, restoreOwners(step, live, path16, options, deps, read), deps);
-      if ("status" in owned2) return owned2;
-      const notes2 = await afterPutBack(step, lastLive ?? live, owned2.object, options, deps);
-      return {
-        status: "restored",
-        restored: owned2.object,
-        differences: differencesFromCopy(step.before, owned2.object),
-        notes: notes2
-      };
-    }
-    const change = changeSinceApply(step.applied, live, ours);
-    if (change || !live)
-      return keepBecause(step, change?.state ?? "gone", change?.detail ?? "it was deleted", deps, live ?? null);
-    const rule = rowFor(step.ref).putBack?.(step.before, live);
-    if (rule?.how === "impossible") return keepBecause(step, "cannot-restore", rule.why, deps, live);
-    if (rule?.how === "delete-and-create") {
-      return replaceWithCopy(
-        { ...step, action: "replace", copy: manualCopy(step.before, true), why: rule.why },
-        options,
-        deps,
-        apiResources,
-        async () => live
-      );
-    }
-    lastLive = live;
-    written2 = keepingOthers(step.before, step.applied, live, ours);
-    const first = await deps.kubectl.replace(conditional(written2, live), path16, options.deadlineMs);
-    if (!first.ok && first.conflict) continue;
-    if (!first.ok && await away.retryAfter(first.stderr)) {
-      look2 -= 1;
-      continue;
-    }
-    if (!first.ok || !first.object)
-      return failed(
-        step,
-        !first.ok && away.outage(first.message, "write its pre-apply copy", first.stderr) || `the API server refused the pre-apply copy: ${first.ok ? "no object returned" : first.message}`,
-        deps
-      );
-    const owned = await ownersOf(step, restoreOwners(step, first.object, path16, options, deps, read), deps);
-    if ("status" in owned) return owned;
-    const notes = await afterPutBack(step, live, owned.object, options, deps);
-    return {
-      status: "restored",
-      restored: owned.object,
-      differences: differencesFromCopy(step.before, owned.object),
-      notes
-    };
-  }
-  return keepBecause(
-    step,
-    "conflict",
-    `it kept changing while kguard tried to restore it, for ${Math.round(options.deadlineMs / 1e3)}s (--rollback-timeout)`,
-    deps
-  );
 }
-async function replaceWithCopy(step, options, deps, apiResources, read) {
-  const live = await read();
-  const change = changeSinceApply(step.applied, live);
-  if (change || !live)
-    return keepBecause(step, change?.state ?? "gone", change?.detail ?? "it was deleted", deps, live ?? null);
-  if (isControllerOwned(live))
-    return keepBecause(
-      step,
-      "cannot-restore",
-      `${step.why}; a controller owns it, and kguard does not delete it`,
-      deps,
-      live
-    );
-  const finalizers = live.metadata.finalizers ?? [];
-  if (finalizers.length > 0) {
-    return keepBecause(
-      step,
-      "cannot-restore",
-      `${step.why}; it would have to be deleted and created again, but finalizers hold it (${finalizers.join(", ")})`,
-      deps,
-      live
-    );
-  }
-  const path16 = await apiPath(step.ref, apiResources);
-  const deleted = await deps.kubectl.deleteExact(
-    path16,
-    { uid: live.metadata.uid ?? "", resourceVersion: live.metadata.resourceVersion },
-    options.deadlineMs
-  );
-  if (!deleted.ok && deleted.conflict)
-    return keepBecause(
-      step,
-      "conflict",
-      "it changed while kguard was about to delete it to create its pre-apply copy",
-      deps,
-      live
-    );
-  if (!deleted.ok && !deleted.notFound)
-    return failed(step, `the API server refused to delete it: ${deleted.message}`, deps);
-  if (!step.copy) {
-    return {
-      status: "kept",
-      reason: "finished-job",
-      detail: `the object this apply put in its place was deleted; ${step.why}`,
-      commands: []
-    };
-  }
-  const collection = path16.replace(/\/[^/]+$/, "");
-  const written2 = await deps.kubectl.create(step.copy, collection, options.deadlineMs);
-  if (!written2.ok) {
-    const recreate = { ref: step.ref, action: "recreate", before: step.before, copy: step.copy };
-    return failed(
-      recreate,
-      `it was deleted so that its pre-apply copy could be created again (${step.why}), and the API server refused the create: ${written2.message}`,
-      deps
-    );
-  }
-  if (!written2.object) return { status: "replaced", differences: [], notes: [step.why] };
-  const owned = await ownersOf(step, restoreOwners(step, written2.object, path16, options, deps, read), deps);
-  if ("status" in owned) return owned;
-  return {
-    status: "replaced",
-    restored: owned.object,
-    differences: differencesFromCopy(step.before, owned.object),
-    notes: [step.why]
-  };
-}
-async function afterPutBack(step, failed2, restored, options, deps) {
-  const hook = rowFor(step.ref).afterRestore;
-  if (!hook) return void 0;
-  return hook(
-    { failed: failed2, before: step.before, restored },
-    { kubectl: deps.kubectl, clock: deps.clock, deadlineMs: options.deadlineMs }
-  ).catch((error2) => [
-    `its extra restore step failed: ${error2 instanceof Error ? error2.message : String(error2)}`
-  ]);
-}
-async function apiPath(ref, apiResources) {
-  const group = groupOf(ref.apiVersion);
-  const resource = (await apiResources()).get(kindKey(ref));
-  if (!resource) throw new Error(`the API server does not list the kind ${ref.kind} (${ref.apiVersion}) any more`);
-  const base = group === "" ? `/api/${versionOf(ref.apiVersion)}` : `/apis/${group}/${versionOf(ref.apiVersion)}`;
-  const scope = resource.namespaced ? `/namespaces/${encodeURIComponent(ref.namespace)}` : "";
-  return `${base}${scope}/${resource.name}/${encodeURIComponent(ref.name)}`;
-}
-var PUT_BACK_LOOKS;
 var init_restore = __esm({
   "src/restore/restore.ts"() {
     "use strict";
     init_read_objects();
-    init_compare();
-    init_field_owners();
-    init_owners();
     init_model();
-    init_table2();
-    init_manual();
-    init_plan();
-    init_steps();
-    init_persist();
+    init_delete_create();
     init_outcomes();
+    init_persist();
+    init_plan();
+    init_put_back();
     init_result_events();
-    PUT_BACK_LOOKS = 3;
+  }
+});
+
+// src/restore/entry.ts
+async function restoreObjects(objects, request2, deps) {
+  const { mode, keepCreated, cancelled, failedAsUnit, wholeRun, deadlineMs, stages } = request2;
+  const steps = planRestore(objects, mode, { keepCreated, cancelled, failedAsUnit, wholeRun });
+  if (steps.length === 0 || request2.dryRun) return { steps, results: /* @__PURE__ */ new Map() };
+  return { steps, results: await executeRestore(steps, { deadlineMs, stages }, deps) };
+}
+async function trackWrittenBack(objects, options, deps) {
+  const targets = objects.flatMap(
+    ({ ref, result, before }) => writtenBack(result) && result && "restored" in result && result.restored ? [{ ref, applied: result.restored, before: void 0, judgedAgainst: before }] : []
+  );
+  const outcomes = await trackWorkloads(targets, options.track, deps);
+  const ended = /* @__PURE__ */ new Map();
+  for (const { ref, judgedAgainst } of targets) {
+    const outcome = outcomes.get(objectKey(ref));
+    if (!outcome?.tracked) continue;
+    if (options.cancelled?.aborted && outcome.verdict.state !== "healthy") continue;
+    const why = outcome.diagnosis?.summary ?? verdictText(outcome.verdict) ?? `it ended ${outcome.verdict.state}`;
+    const failingBefore = outcome.verdict.state === "healthy" ? void 0 : failingBeforeApply(ref, judgedAgainst, options.track.healthRules);
+    const said2 = sayEnd(ref, outcome.verdict, why, failingBefore, outcome.elapsedMs, deps);
+    ended.set(objectKey(ref), {
+      state: outcome.verdict.state,
+      summary: outcome.diagnosis?.summary,
+      elapsedMs: outcome.elapsedMs,
+      ...failingBefore === void 0 ? {} : { failingBefore },
+      said: said2
+    });
+  }
+  return ended;
+}
+function sayEnd(ref, verdict, why, failingBefore, elapsedMs, deps) {
+  const commandLine = (...verb) => deps.kubectl.commandLine([...verb, kubectlName(ref), ...namespaceArgs(ref)]);
+  if (failingBefore !== void 0) {
+    deps.reporter.emit({
+      kind: "restored-failing-before",
+      workload: ref,
+      before: failingBefore,
+      now: why,
+      command: commandLine("describe")
+    });
+    return "restored-failing-before";
+  }
+  if (verdict.state === "healthy" && verdict.progress) {
+    deps.reporter.emit({ kind: "rolled-back", workload: ref, progress: verdict.progress, elapsedMs });
+    return "rolled-back";
+  }
+  deps.reporter.emit({
+    kind: "rollback-unhealthy",
+    workload: ref,
+    reason: why,
+    commands: [commandLine("rollout", "status"), commandLine("describe")]
+  });
+  return "rollback-unhealthy";
+}
+var init_entry = __esm({
+  "src/restore/entry.ts"() {
+    "use strict";
+    init_before();
+    init_engine();
+    init_model();
+    init_workloads();
+    init_plan();
+    init_restore();
+    init_written_back();
   }
 });
 
 // src/run/rollback/rollback.ts
 var rollback_exports = {};
 __export(rollback_exports, {
-  readJournalled: () => readJournalled,
   runRollback: () => runRollback
 });
 async function runRollback(options, deps) {
@@ -39158,19 +40416,23 @@ async function runRollback(options, deps) {
     );
   }
   await waitOutTheApply(journal, run.liveness, deps);
-  const changes = changesToUndo(journal, await readJournalled(journal, deps));
-  const steps = planRestore(
-    changes.map(({ ref, change }) => ({ ref, change, verdict: "failed" })),
-    "all",
-    { keepCreated: false }
+  const { changes } = await changesNow(journal, deps);
+  const { results } = await restoreObjects(
+    changes,
+    {
+      mode: "all",
+      keepCreated: false,
+      wholeRun: true,
+      deadlineMs: options.deadlineMs,
+      stages: new Map(
+        journal.objects.flatMap(
+          (entry) => entry.stage === void 0 ? [] : [[objectKey(entry.ref), entry.stage]]
+        )
+      )
+    },
+    deps
   );
-  const stages = new Map(
-    journal.objects.flatMap(
-      (entry) => entry.stage === void 0 ? [] : [[objectKey(entry.ref), entry.stage]]
-    )
-  );
-  const results = await executeRestore(steps, { deadlineMs: options.deadlineMs, stages }, deps);
-  const late = changesToUndo(journal, await readJournalled(journal, deps)).filter(({ ref, change }) => {
+  const late = (await changesNow(journal, deps)).changes.filter(({ ref, change }) => {
     const status = results.get(objectKey(ref))?.status;
     return isChangeKind(change.change) && !ownersMovedOnly(change) && status !== "kept" && status !== "failed";
   });
@@ -39190,8 +40452,7 @@ async function runRollback(options, deps) {
       ]
     });
   }
-  const statuses = [...results.values()].map((result) => result.status);
-  const needsPerson = statuses.filter((status) => status === "failed" || status === "kept").length;
+  const needsPerson = [...results.values()].filter((result) => !writtenBack(result)).length;
   if (needsPerson === 0) {
     if (run.missing.length === 0) await removeJournal(deps.kubectl, run.secrets, options.deadlineMs);
     await Promise.all([
@@ -39202,9 +40463,7 @@ async function runRollback(options, deps) {
   return {
     runId: journal.runId,
     ...stopped ? { stopped } : {},
-    restored: statuses.filter(
-      (status) => status === "restored" || status === "deleted" || status === "recreated" || status === "replaced"
-    ).length,
+    restored: [...results.values()].filter(writtenBack).length,
     untouched: changes.filter(({ change }) => !isChangeKind(change.change)).length,
     needsPerson,
     results
@@ -39215,21 +40474,6 @@ function labelled(runs, label) {
 }
 function nothingToDo(nothing) {
   return { runId: "", restored: 0, untouched: 0, needsPerson: 0, results: /* @__PURE__ */ new Map(), nothing };
-}
-async function readJournalled(journal, deps) {
-  const read = await readObjects(
-    deps.kubectl,
-    journal.objects.map((entry) => entry.ref)
-  );
-  const live = new Map(
-    journal.objects.map((entry) => [objectKey(entry.ref), read.live.get(objectKey(entry.ref))])
-  );
-  await Promise.all(
-    read.unread.map(
-      async ({ ref }) => live.set(objectKey(ref), await deps.kubectl.getObject(typeArg(ref), ref.namespace, ref.name))
-    )
-  );
-  return live;
 }
 async function waitOutTheApply(journal, liveness, deps) {
   if (journal.state !== "applying") return;
@@ -39258,8 +40502,7 @@ var init_rollback = __esm({
     "use strict";
     init_errors();
     init_compare();
-    init_read_objects();
-    init_journal();
+    init_journalled();
     init_lease();
     init_leases();
     init_store();
@@ -39268,8 +40511,8 @@ var init_rollback = __esm({
     init_runs();
     init_stop_live();
     init_model();
-    init_plan();
-    init_restore();
+    init_entry();
+    init_written_back();
     LANDING_MARGIN_MS = 2e3;
   }
 });
@@ -39782,806 +41025,12 @@ var init_diff = __esm({
   }
 });
 
-// src/track/outage.ts
-var OUTAGE_REMINDER_MS, OutageNotes;
-var init_outage = __esm({
-  "src/track/outage.ts"() {
-    "use strict";
-    OUTAGE_REMINDER_MS = 6e4;
-    OutageNotes = class {
-      outages = /* @__PURE__ */ new Map();
-      /** What to say of one look at `namespace`: its error, or undefined when it answered. */
-      see(namespace, error2, now2, wallIso) {
-        const outage = this.outages.get(namespace);
-        if (!error2) {
-          if (!outage) return void 0;
-          this.outages.delete(namespace);
-          return { kind: "poll-recovered", namespace, afterMs: Math.round(now2 - outage.since) };
-        }
-        if (!outage) {
-          this.outages.set(namespace, { since: now2, sinceIso: wallIso, saidAt: now2 });
-          return { kind: "poll-error", namespace, message: error2.message, since: wallIso };
-        }
-        if (now2 - outage.saidAt < OUTAGE_REMINDER_MS) return void 0;
-        outage.saidAt = now2;
-        return {
-          kind: "poll-error",
-          namespace,
-          message: error2.message,
-          since: outage.sinceIso,
-          forMs: Math.round(now2 - outage.since)
-        };
-      }
-    };
-  }
-});
-
-// src/track/clue-reads.ts
-async function gatherClues(watch, rules, snapshot2, now2, kubectl) {
-  const pods = newPodsOf(rules, findObject(snapshot2, watch.target.workload), snapshot2);
-  watch.clues = rememberClues(watch.clues, pods);
-  const { unknownPull, starting, unplaced } = podsNeedingEvents(pods, watch.clues);
-  const startingUids = new Set(starting.map(podUid));
-  for (const uid of [...watch.startingSince.keys()]) if (!startingUids.has(uid)) watch.startingSince.delete(uid);
-  for (const uid of startingUids) if (!watch.startingSince.has(uid)) watch.startingSince.set(uid, now2);
-  const candidates = [
-    ...unknownPull,
-    ...starting.filter((pod) => now2 - (watch.startingSince.get(podUid(pod)) ?? now2) >= STARTING_LOOK_MS)
-  ];
-  const isDue = (pod) => now2 - (watch.eventsReadAt.get(podUid(pod)) ?? -Infinity) >= EVENTS_EVERY_MS;
-  const other = candidates.filter(isDue).sort(
-    (a2, b) => (watch.eventsReadAt.get(podUid(a2)) ?? -Infinity) - (watch.eventsReadAt.get(podUid(b)) ?? -Infinity)
-  )[0];
-  const due = [...unplaced.filter(isDue), ...other ? [other] : []];
-  for (const pod of due) watch.eventsReadAt.set(podUid(pod), now2);
-  const reads = await Promise.all(
-    due.map(async (pod) => ({
-      pod,
-      events: await kubectl.events(watch.target.workload.namespace, pod.metadata.name).catch(() => void 0)
-    }))
-  );
-  for (const { pod, events } of reads) if (events) watch.clues = rememberClues(watch.clues, pods, { pod, events });
-}
-var STARTING_LOOK_MS, EVENTS_EVERY_MS;
-var init_clue_reads = __esm({
-  "src/track/clue-reads.ts"() {
-    "use strict";
-    init_clues();
-    init_engine();
-    init_table2();
-    STARTING_LOOK_MS = 5e3;
-    EVENTS_EVERY_MS = 5e3;
-  }
-});
-
-// src/track/watch-cache.ts
-function lean(object) {
-  if (object.metadata.managedFields === void 0) return object;
-  const { managedFields, ...metadata } = object.metadata;
-  const scale = managedFields.filter((entry) => entry.subresource === "scale");
-  return { ...object, metadata: scale.length > 0 ? { ...metadata, managedFields: scale } : metadata };
-}
-var WATCH_CACHE_DEFAULTS, WatchCache;
-var init_watch_cache = __esm({
-  "src/track/watch-cache.ts"() {
-    "use strict";
-    init_watch_events();
-    WATCH_CACHE_DEFAULTS = {
-      // client-go picks 5-10 min (reflector minWatchTimeout); one rollout rarely lasts longer.
-      watchSeconds: 300,
-      relistEveryMs: 6e4,
-      backoffMs: [100, 250, 500, 1e3, 2e3, 5e3],
-      giveUpAfter: 3,
-      minWatchMs: 1e3
-    };
-    WatchCache = class {
-      constructor(query, deps, onChange, options = WATCH_CACHE_DEFAULTS) {
-        this.query = query;
-        this.deps = deps;
-        this.onChange = onChange;
-        this.options = options;
-        this.currentHealth = { state: "starting", since: deps.clock.now() };
-      }
-      query;
-      deps;
-      onChange;
-      options;
-      objects = /* @__PURE__ */ new Map();
-      resourceVersion;
-      listedAt = 0;
-      currentHealth;
-      stopping = new AbortController();
-      stopStream;
-      running;
-      get health() {
-        return this.currentHealth;
-      }
-      /** The objects as last seen. */
-      contents() {
-        return [...this.objects.values()];
-      }
-      start() {
-        this.running ??= this.run();
-      }
-      /** Stops the watch and its kubectl; resolves when nothing of it runs any more. */
-      async stop() {
-        this.stopping.abort();
-        this.stopStream?.();
-        await this.running;
-      }
-      get stopped() {
-        return this.stopping.signal.aborted;
-      }
-      async run() {
-        let failures = 0;
-        while (!this.stopped) {
-          if (this.resourceVersion === void 0) {
-            const list = await this.deps.kubectl.listCollection(this.query);
-            if (this.stopped) return;
-            if (!list.ok) {
-              failures += 1;
-              if (this.troubled(list.message, list.transient, failures)) return;
-              await this.pause(failures);
-              continue;
-            }
-            this.objects.clear();
-            for (const object of list.items) this.objects.set(object.metadata.name, lean(object));
-            this.resourceVersion = list.resourceVersion;
-            this.listedAt = this.deps.clock.now();
-            this.currentHealth = { state: "live" };
-            this.onChange();
-          }
-          const startedAt = this.deps.clock.now();
-          const outcome = await this.watchOnce(this.resourceVersion);
-          if (this.stopped) return;
-          if (outcome.kind === "failed") {
-            failures += 1;
-            if (this.troubled(outcome.message, outcome.transient, failures)) return;
-            this.resourceVersion = void 0;
-            await this.pause(failures);
-            continue;
-          }
-          if (outcome.delivered || this.deps.clock.now() - startedAt >= this.options.minWatchMs) failures = 0;
-          else {
-            failures += 1;
-            if (this.troubled("the watch ended as soon as it started", false, failures)) return;
-            await this.pause(failures);
-          }
-          if (outcome.kind !== "ended") this.resourceVersion = void 0;
-        }
-      }
-      /** Records a failure; true when the cache gives up. Transient failures never give up. */
-      troubled(message, transient, failures) {
-        if (!transient && failures >= this.options.giveUpAfter) {
-          this.currentHealth = { state: "failed", error: message };
-          this.onChange();
-          return true;
-        }
-        const health = this.currentHealth;
-        const since = health.state === "starting" || health.state === "reconnecting" ? health.since : this.deps.clock.now();
-        this.currentHealth = health.state === "starting" ? { state: "starting", since, error: message } : { state: "reconnecting", since, error: message };
-        this.onChange();
-        return false;
-      }
-      async pause(failures) {
-        const { backoffMs: backoffMs2 } = this.options;
-        await this.deps.clock.sleep(backoffMs2[Math.min(failures, backoffMs2.length) - 1] ?? 0, this.stopping.signal);
-      }
-      /** One watch, from `resourceVersion` until the server ends it, it fails, or a relist is due. */
-      async watchOnce(resourceVersion) {
-        let delivered = false;
-        let expired = false;
-        let error2;
-        const stream = this.deps.kubectl.watchCollection(
-          this.query,
-          { resourceVersion, timeoutSeconds: this.options.watchSeconds },
-          (event) => {
-            delivered = true;
-            if (this.stopped) return;
-            if (event.type === "ERROR") {
-              if (isExpired(event.status)) expired = true;
-              else
-                error2 = event.status.message ?? `the watch failed (${event.status.reason ?? event.status.code ?? "no reason given"})`;
-              stream.stop();
-              return;
-            }
-            this.apply(event);
-          }
-        );
-        this.stopStream = () => stream.stop();
-        const relistDue = new AbortController();
-        let relist = false;
-        const relistAt = this.listedAt + this.options.relistEveryMs;
-        void this.deps.clock.sleep(Math.max(0, relistAt - this.deps.clock.now()), relistDue.signal).then(() => {
-          if (relistDue.signal.aborted || this.deps.clock.now() < relistAt) return;
-          relist = true;
-          stream.stop();
-        });
-        const end = await stream.done;
-        relistDue.abort();
-        this.stopStream = void 0;
-        if (expired) return { kind: "expired", delivered };
-        if (relist) return { kind: "relist", delivered };
-        if (error2 !== void 0) return { kind: "failed", message: error2, transient: true };
-        if (!end.ended) return { kind: "failed", message: end.message, transient: end.transient };
-        return { kind: "ended", delivered };
-      }
-      apply(event) {
-        if (event.type === "BOOKMARK") {
-          this.resourceVersion = event.resourceVersion;
-          return;
-        }
-        const { object } = event;
-        if (event.type === "DELETED") this.objects.delete(object.metadata.name);
-        else this.objects.set(object.metadata.name, lean(object));
-        this.resourceVersion = object.metadata.resourceVersion ?? this.resourceVersion;
-        if (this.currentHealth.state !== "live") this.currentHealth = { state: "live" };
-        this.onChange();
-      }
-    };
-  }
-});
-
-// src/track/sources.ts
-function pollingSource(kubectl, clock) {
-  return {
-    read: (typesByNamespace2) => pollAll(kubectl, typesByNamespace2),
-    changed: (ms) => clock.sleep(ms),
-    close: async () => void 0
-  };
-}
-async function pollAll(kubectl, typesByNamespace2) {
-  return new Map(
-    await Promise.all(
-      [...typesByNamespace2].map(
-        async ([namespace, types]) => [namespace, await poll(kubectl, namespace, types)]
-      )
-    )
-  );
-}
-async function poll(kubectl, namespace, types) {
-  try {
-    return await kubectl.workloadState(namespace, types);
-  } catch (error2) {
-    return error2 instanceof Error ? error2 : new Error(String(error2));
-  }
-}
-var WATCH_SOURCE_DEFAULTS, WatchSource;
-var init_sources = __esm({
-  "src/track/sources.ts"() {
-    "use strict";
-    init_resources();
-    init_watch_cache();
-    WATCH_SOURCE_DEFAULTS = {
-      silenceMs: 5e3,
-      // A controller writes a pod, its ReplicaSet and its Deployment within a few ms of each other.
-      debounceMs: 10,
-      cache: WATCH_CACHE_DEFAULTS
-    };
-    WatchSource = class {
-      constructor(queries, deps, options) {
-        this.deps = deps;
-        this.options = options;
-        this.caches = queries.map((query) => new WatchCache(query, deps, () => this.noteChange(), options.cache));
-        for (const cache of this.caches) cache.start();
-      }
-      deps;
-      options;
-      caches;
-      /** Bumped on every change a cache reports; a read remembers the value it saw. */
-      version = 0;
-      seenVersion = 0;
-      waiters = /* @__PURE__ */ new Set();
-      fellBack = /* @__PURE__ */ new Set();
-      async read(typesByNamespace2) {
-        this.seenVersion = this.version;
-        return new Map(
-          await Promise.all(
-            [...typesByNamespace2].map(
-              async ([namespace, types]) => [namespace, await this.readNamespace(namespace, types)]
-            )
-          )
-        );
-      }
-      async readNamespace(namespace, types) {
-        if (this.fellBack.has(namespace)) return poll(this.deps.kubectl, namespace, types);
-        const caches = types.map(
-          (type) => this.caches.find((cache) => cache.query.namespace === namespace && cache.query.type === type)
-        );
-        const failed2 = caches.find((cache) => cache === void 0 || cache.health.state === "failed");
-        if (caches.some((cache) => cache === void 0) || failed2) {
-          this.fellBack.add(namespace);
-          const reason = failed2?.health.state === "failed" ? `${failed2.query.type}: ${failed2.health.error}` : "a type kguard cannot watch";
-          this.deps.reporter.emit({
-            kind: "watch-fallback",
-            namespace,
-            reason,
-            pollIntervalMs: this.options.pollIntervalMs
-          });
-          await Promise.all(
-            this.caches.filter((cache) => cache.query.namespace === namespace).map((cache) => cache.stop())
-          );
-          return poll(this.deps.kubectl, namespace, types);
-        }
-        const now2 = this.deps.clock.now();
-        for (const cache of caches) {
-          const health = cache.health;
-          if ((health.state === "starting" || health.state === "reconnecting") && now2 - health.since >= this.options.silenceMs) {
-            const seconds4 = Math.round((now2 - health.since) / 1e3);
-            return new Error(
-              `no answer to the watch of ${cache.query.type} for ${seconds4}s (${health.error ?? "no answer yet"})`
-            );
-          }
-        }
-        if (caches.some((cache) => cache.health.state === "starting")) return void 0;
-        return snapshotOf(caches.flatMap((cache) => cache.contents()));
-      }
-      changed(ms) {
-        return new Promise((resolve) => {
-          const waiting = new AbortController();
-          const finish2 = () => {
-            waiting.abort();
-            this.waiters.delete(onChange);
-            resolve();
-          };
-          const onChange = () => {
-            this.waiters.delete(onChange);
-            void this.deps.clock.sleep(this.options.debounceMs, waiting.signal).then(finish2);
-          };
-          void this.deps.clock.sleep(ms, waiting.signal).then(finish2);
-          if (this.version !== this.seenVersion) onChange();
-          else this.waiters.add(onChange);
-        });
-      }
-      async close() {
-        await Promise.all(this.caches.map((cache) => cache.stop()));
-      }
-      noteChange() {
-        this.version += 1;
-        for (const waiter of [...this.waiters]) waiter();
-      }
-    };
-  }
-});
-
-// src/track/watch-scope.ts
-function watchQueries(targets) {
-  const wanted = /* @__PURE__ */ new Map();
-  for (const target of targets) {
-    for (const type of target.reads) {
-      const key = `${target.workload.namespace}\0${type}`;
-      const entry = wanted.get(key) ?? { namespace: target.workload.namespace, type, narrowings: [] };
-      entry.narrowings.push(narrowingFor(type, target));
-      wanted.set(key, entry);
-    }
-  }
-  return [...wanted.values()].map(({ namespace, type, narrowings }) => ({
-    namespace,
-    type,
-    ...selectorsFor(merged(narrowings))
-  }));
-}
-function narrowingFor(type, target) {
-  const resource = resourceTypeOf(type);
-  const own = resource !== void 0 && resource.kind === target.workload.kind && resource.group === groupOf(target.workload.apiVersion);
-  if (own && !target.siblings) return { by: "name", value: target.workload.name };
-  if (own) return { by: "all" };
-  return target.selector ? { by: "label", value: target.selector } : { by: "all" };
-}
-function merged(narrowings) {
-  const [first, ...rest] = narrowings;
-  if (!first || first.by === "all") return { by: "all" };
-  if (rest.every((other) => other.by === first.by && other.value === first.value)) return first;
-  if (narrowings.every((narrowing) => narrowing.by === "label")) {
-    const pairs = narrowings.map((narrowing) => /^([^=!,\s()]+)=([^=!,\s()]+)$/.exec(narrowing.value));
-    const key = pairs[0]?.[1];
-    if (pairs.every((pair) => pair !== null && pair[1] === key)) {
-      const values = [...new Set(pairs.map((pair) => pair[2]))].sort();
-      return { by: "label", value: `${key} in (${values.join(",")})` };
-    }
-  }
-  return { by: "all" };
-}
-function selectorsFor(narrowing) {
-  if (narrowing.by === "name") return { fieldSelector: `metadata.name=${narrowing.value}` };
-  if (narrowing.by === "label") return { labelSelector: narrowing.value };
-  return {};
-}
-function labelSelectorString(selector) {
-  if (!selector) return void 0;
-  const structured = "matchLabels" in selector || "matchExpressions" in selector;
-  if (!structured) selector = { matchLabels: selector };
-  const { matchLabels, matchExpressions } = selector;
-  const parts = Object.entries(matchLabels ?? {}).map(([key, value]) => `${key}=${value}`);
-  for (const { key, operator, values = [] } of matchExpressions ?? []) {
-    const list = [...values].sort().join(",");
-    if (operator === "In") parts.push(`${key} in (${list})`);
-    else if (operator === "NotIn") parts.push(`${key} notin (${list})`);
-    else if (operator === "Exists") parts.push(key);
-    else if (operator === "DoesNotExist") parts.push(`!${key}`);
-    else return void 0;
-  }
-  return parts.length > 0 ? parts.sort().join(",") : void 0;
-}
-var init_watch_scope = __esm({
-  "src/track/watch-scope.ts"() {
-    "use strict";
-    init_resources();
-    init_model();
-  }
-});
-
-// src/track/tracker.ts
-async function trackRollouts(targets, options, deps) {
-  const source = sourceFor(targets, options, deps);
-  try {
-    return await trackFrom(source, targets, options, deps);
-  } finally {
-    await source.close();
-  }
-}
-async function trackFrom(source, targets, options, deps) {
-  const startedAt = deps.clock.now();
-  const pending = new Map(
-    targets.map((target) => [
-      objectKey(target.workload),
-      {
-        target,
-        firstSeen: /* @__PURE__ */ new Map(),
-        clues: NO_CLUES,
-        eventsReadAt: /* @__PURE__ */ new Map(),
-        startingSince: /* @__PURE__ */ new Map(),
-        reported: /* @__PURE__ */ new Set(),
-        lastProgress: "",
-        lastPods: []
-      }
-    ])
-  );
-  const done = /* @__PURE__ */ new Map();
-  const outages = new OutageNotes();
-  while (pending.size > 0 && !deps.signal?.aborted) {
-    const typesByNamespace2 = /* @__PURE__ */ new Map();
-    for (const { target } of pending.values()) {
-      const types = typesByNamespace2.get(target.workload.namespace) ?? /* @__PURE__ */ new Set();
-      for (const type of rowOf(target).reads(target.workload)) types.add(type);
-      typesByNamespace2.set(target.workload.namespace, types);
-    }
-    const snapshots = await source.read(
-      new Map([...typesByNamespace2].map(([namespace, types]) => [namespace, [...types]]))
-    );
-    const now2 = deps.clock.now();
-    await Promise.all(
-      [...pending.values()].map(async (watch) => {
-        const snapshot2 = snapshots.get(watch.target.workload.namespace);
-        if (snapshot2 && !(snapshot2 instanceof Error))
-          await gatherClues(watch, rulesOf(watch.target), snapshot2, now2, deps.kubectl);
-      })
-    );
-    for (const [namespace, snapshot2] of snapshots) {
-      const said2 = outages.see(
-        namespace,
-        snapshot2 instanceof Error ? snapshot2 : void 0,
-        now2,
-        (/* @__PURE__ */ new Date()).toISOString()
-      );
-      if (said2) deps.reporter.emit(said2);
-    }
-    const finals = [];
-    for (const [key, watch] of pending) {
-      const snapshot2 = snapshots.get(watch.target.workload.namespace);
-      const verdict = snapshot2 === void 0 || snapshot2 instanceof Error ? unreachableVerdict(watch, snapshot2, now2 - startedAt >= timeoutOf(watch.target, options)) : observe(watch, snapshot2, now2, startedAt, options, deps.reporter);
-      if (verdict && FINAL_STATES.has(verdict.state)) finals.push([key, watch, verdict]);
-    }
-    const finished7 = await Promise.all(
-      finals.map(([, watch, verdict]) => finish(watch, verdict, now2 - startedAt, options, deps))
-    );
-    finals.forEach(([key], index) => {
-      done.set(key, finished7[index]);
-      pending.delete(key);
-    });
-    const anyFailed = [...done.values()].some(
-      ({ verdict }) => verdict.state === "failed" || verdict.state === "timed-out"
-    );
-    if (options.stopWhenAnyFails && anyFailed) {
-      for (const [key, watch] of pending) {
-        if (watch.lastVerdict)
-          done.set(key, {
-            target: watch.target,
-            verdict: watch.lastVerdict,
-            elapsedMs: now2 - startedAt,
-            newPods: watch.lastPods
-          });
-      }
-      break;
-    }
-    if (pending.size > 0 && !deps.signal?.aborted) {
-      const deadline = Math.min(...[...pending.values()].map((watch) => timeoutOf(watch.target, options)));
-      const untilDeadline = startedAt + deadline - deps.clock.now();
-      await source.changed(Math.max(0, Math.min(options.pollIntervalMs, untilDeadline)));
-    }
-  }
-  for (const [key, watch] of pending) {
-    const stoodAt = watch.lastVerdict ?? {
-      state: "progressing",
-      progress: NO_PROGRESS,
-      findings: [],
-      waitingFor: "not observed yet"
-    };
-    done.set(key, {
-      target: watch.target,
-      verdict: stoodAt,
-      elapsedMs: deps.clock.now() - startedAt,
-      newPods: watch.lastPods
-    });
-  }
-  return done;
-}
-function rowOf(target) {
-  return target.row ?? rowFor(target.workload);
-}
-function rulesOf(target) {
-  const rules = rowOf(target).rules(target.overrides ?? NO_OVERRIDES);
-  if (!rules)
-    throw new Error(`kguard has no rules to watch ${target.workload.kind}: it should have been planned as applied`);
-  return rules;
-}
-function timeoutOf(target, options) {
-  return target.overrides?.timeoutMs ?? options.timeoutMs;
-}
-function sourceFor(targets, options, deps) {
-  const { listCollection, watchCollection } = deps.kubectl;
-  if (!options.watch || !listCollection || !watchCollection) return pollingSource(deps.kubectl, deps.clock);
-  const queries = watchQueries(
-    targets.map((target) => ({
-      workload: target.workload,
-      reads: rowOf(target).reads(target.workload),
-      selector: target.selector,
-      siblings: rowOf(target).readsSiblings
-    }))
-  );
-  const kubectl = {
-    workloadState: deps.kubectl.workloadState.bind(deps.kubectl),
-    listCollection: listCollection.bind(deps.kubectl),
-    watchCollection: watchCollection.bind(deps.kubectl)
-  };
-  return new WatchSource(
-    queries,
-    { kubectl, clock: deps.clock, reporter: deps.reporter },
-    { ...WATCH_SOURCE_DEFAULTS, pollIntervalMs: options.pollIntervalMs }
-  );
-}
-function observe(watch, snapshot2, now2, startedAt, options, reporter) {
-  const { workload, expected } = watch.target;
-  const rules = rulesOf(watch.target);
-  const observation = { object: findObject(snapshot2, workload), snapshot: snapshot2, clues: watch.clues };
-  const moment = { now: now2, startedAt, timeoutMs: timeoutOf(watch.target, options) };
-  const verdict = judge(rules, observation, expected, watch.firstSeen, moment);
-  watch.present = observation.object !== void 0;
-  if (observation.object) watch.lastSeen = observation.object;
-  watch.firstSeen = rememberSeen(rules, watch.firstSeen, verdict, now2, observation, expected);
-  watch.lastVerdict = verdict;
-  watch.lastPods = newPodsOf(rules, observation.object, snapshot2);
-  const final = verdict.state === "failed" || verdict.state === "timed-out";
-  for (const finding of final ? [] : verdict.findings) {
-    const key = `${finding.container ?? ""}/${finding.reason}`;
-    if (watch.reported.has(key) || finding.rule.category === "not-ready") continue;
-    watch.reported.add(key);
-    reporter.emit({ kind: "pod-problem", workload, finding, phase: options.phase });
-  }
-  for (const text2 of verdict.notes ?? []) {
-    if (watch.reported.has(`note:${text2}`)) continue;
-    watch.reported.add(`note:${text2}`);
-    reporter.emit({ kind: "note", workload, text: text2, phase: options.phase });
-  }
-  const waitingFor = verdict.state === "progressing" ? verdict.waitingFor : void 0;
-  if (waitingFor !== void 0) {
-    const text2 = `${verdict.progress.revision ?? ""}|${verdict.progress.ready}/${verdict.progress.desired}|${waitingFor}`;
-    if (text2 !== watch.lastProgress) {
-      watch.lastProgress = text2;
-      reporter.emit({ kind: "progress", workload, progress: verdict.progress, waitingFor, phase: options.phase });
-    }
-  }
-  return verdict;
-}
-function unreachableVerdict(watch, error2, timedOut) {
-  if (!timedOut) return void 0;
-  const last = watch.lastVerdict;
-  return {
-    state: "timed-out",
-    progress: last && "progress" in last ? last.progress : NO_PROGRESS,
-    findings: last && "findings" in last ? last.findings : [],
-    waitingFor: `no answer from the API server (${error2?.message ?? "no answer"})`
-  };
-}
-async function goneWhenDone(watch, verdict, kubectl) {
-  const rule = rowOf(watch.target).goneWhenDone;
-  const { applied: applied2 } = watch.target.expected;
-  if (verdict.state !== "gone" || watch.present !== false || !rule?.mayVanish(applied2)) return verdict;
-  const events = await kubectl.events(watch.target.workload.namespace, watch.target.workload.name).catch(() => []);
-  const detail = rule.judge(applied2, watch.lastSeen, events);
-  return detail ? { state: "healthy", progress: { ...NO_PROGRESS, summary: detail }, findings: [], detail } : verdict;
-}
-async function finish(watch, finalVerdict, elapsedMs, options, deps) {
-  const { workload } = watch.target;
-  const verdict = await goneWhenDone(watch, finalVerdict, deps.kubectl);
-  let events = [];
-  const firstDiagnosis = diagnose(verdict, [], workload);
-  if (firstDiagnosis?.pod) {
-    events = await deps.kubectl.events(workload.namespace, firstDiagnosis.pod).catch(() => []);
-  } else if (verdict.state === "failed" && verdict.cause.source === "condition") {
-    const own = await deps.kubectl.events(workload.namespace, workload.name).catch(() => []);
-    events = own.filter((event) => event.involvedObject?.kind === workload.kind);
-  }
-  const logs = await readLogs(verdict, workload.namespace, options.logLines, deps.kubectl);
-  const diagnosis = diagnose(verdict, events, workload, logs);
-  if (options.phase === "rollout" && diagnosis && (verdict.state === "failed" || verdict.state === "timed-out")) {
-    deps.reporter.emit({ kind: verdict.state, workload, diagnosis, elapsedMs });
-  }
-  return { target: watch.target, verdict, diagnosis, elapsedMs, newPods: watch.lastPods };
-}
-async function readLogs(verdict, namespace, shown2, kubectl) {
-  const read = kubectl.logs?.bind(kubectl);
-  if (!read || shown2 <= 0) return [];
-  const tail = Math.max(shown2, JSON_LOG_LINES);
-  return Promise.all(
-    logTargets(verdict).map(async ({ pod, container, previous }) => {
-      const result = await read(namespace, pod, container, { tail, previous }).catch((error2) => ({
-        ok: false,
-        error: error2 instanceof Error ? error2.message : String(error2)
-      }));
-      return result.ok ? { pod, container, previous, lines: splitLines(result.text).slice(-tail), shown: shown2 } : { pod, container, previous, lines: [], shown: shown2, error: splitLines(result.error)[0] ?? "" };
-    })
-  );
-}
-var JSON_LOG_LINES, FINAL_STATES;
-var init_tracker = __esm({
-  "src/track/tracker.ts"() {
-    "use strict";
-    init_outage();
-    init_clues();
-    init_diagnosis();
-    init_text();
-    init_engine();
-    init_overrides();
-    init_table2();
-    init_model();
-    init_clue_reads();
-    init_sources();
-    init_watch_scope();
-    JSON_LOG_LINES = 50;
-    FINAL_STATES = /* @__PURE__ */ new Set(["healthy", "failed", "timed-out", "conflict", "gone"]);
-  }
-});
-
-// src/track/workloads.ts
-function trackTargetOf(target, healthRules, readinessGraceMs, autoscaled = false, templatesBefore2) {
-  const overrides = overridesOf(target.applied);
-  const ours = fieldsOfApply(target.before, target.applied);
-  return {
-    workload: target.ref,
-    expected: {
-      applied: target.applied,
-      ours: autoscaled ? ours.filter((field) => fieldName(field) !== "spec.replicas") : ours,
-      generationBefore: target.before?.metadata.generation,
-      ...target.before ? { before: target.before } : {},
-      ...templatesBefore2 ? { templatesBefore: templatesBefore2 } : {}
-    },
-    row: judgingRow(target.ref, overrides, healthRules, [], { readinessGraceMs }),
-    overrides,
-    selector: labelSelectorString(target.applied.spec?.selector)
-  };
-}
-async function trackWorkloads(targets, options, deps) {
-  const outcomes = /* @__PURE__ */ new Map();
-  const watched2 = [];
-  const scaledByHpa = autoscalerTargets(targets);
-  const writesStatus = await statusServed(
-    targets.filter((target) => judgedByKstatus(target.ref, options.healthRules)),
-    deps
-  );
-  for (const target of targets) {
-    const overrides = overridesOf(target.applied);
-    const statusGraceMs = writesStatus.has(kindKey(target.ref)) || !judgedByKstatus(target.ref, options.healthRules) ? options.statusGraceMs : void 0;
-    const row = judgingRow(target.ref, overrides, options.healthRules, overrides.problems, {
-      readinessGraceMs: options.readinessGraceMs,
-      statusGraceMs
-    });
-    const planned = overrides.track ? row.plan(target.applied, overrides) : { state: "applied", detail: `${TRACK_ANNOTATION}: "false": not watched` };
-    if (planned) {
-      outcomes.set(objectKey(target.ref), { tracked: false, verdict: planned, elapsedMs: 0 });
-      if (options.phase === "rollout" && planned.detail)
-        deps.reporter.emit({ kind: "not-watched", workload: target.ref, detail: planned.detail });
-      continue;
-    }
-    const autoscaled = scaledByHpa.has(objectKey(target.ref));
-    watched2.push({
-      ...trackTargetOf(
-        target,
-        options.healthRules,
-        void 0,
-        autoscaled,
-        templatesBefore(targets, target.ref.namespace)
-      ),
-      row,
-      source: target,
-      problems: overrides.problems
-    });
-  }
-  if (watched2.length === 0) return outcomes;
-  if (options.phase === "rollout") {
-    for (const { source, problems, row, overrides } of watched2) {
-      deps.reporter.emit({
-        kind: "tracking",
-        workload: source.ref,
-        fromRevision: source.before ? row?.rules(overrides ?? NO_OVERRIDES)?.revision?.(source.before) : void 0,
-        detail: [source.why ?? (source.before ? "changed by this apply" : "created by this apply"), ...problems].join(
-          "; "
-        )
-      });
-    }
-  }
-  const tracked = await trackRollouts(watched2, options, deps);
-  for (const { source } of watched2) {
-    const outcome = tracked.get(objectKey(source.ref));
-    if (!outcome) continue;
-    outcomes.set(objectKey(source.ref), {
-      tracked: true,
-      verdict: outcome.verdict,
-      diagnosis: outcome.diagnosis,
-      elapsedMs: outcome.elapsedMs,
-      newPods: outcome.newPods
-    });
-  }
-  return outcomes;
-}
-function autoscalerTargets(targets) {
-  const keys = /* @__PURE__ */ new Set();
-  for (const { ref, applied: applied2 } of targets) {
-    if (ref.kind !== "HorizontalPodAutoscaler" || !ref.apiVersion.startsWith("autoscaling/")) continue;
-    const scaled = applied2.spec?.scaleTargetRef;
-    if (!scaled?.kind || !scaled.name) continue;
-    keys.add(
-      objectKey({
-        apiVersion: scaled.apiVersion ?? "v1",
-        kind: scaled.kind,
-        name: scaled.name,
-        namespace: ref.namespace
-      })
-    );
-  }
-  return keys;
-}
-async function statusServed(targets, deps) {
-  const served = /* @__PURE__ */ new Set();
-  if (!deps.kubectl.apiResources || targets.length === 0) return served;
-  const resources = await deps.kubectl.apiResources([...new Set(targets.map((target) => target.ref.apiVersion))]).catch(() => void 0);
-  for (const [key, resource] of resources ?? []) if (resource.statusSubresource) served.add(key);
-  return served;
-}
-function templatesBefore(targets, namespace) {
-  return targets.flatMap((target) => {
-    const labels = target.before?.spec?.template?.metadata?.labels;
-    return target.ref.namespace === namespace && labels ? [labels] : [];
-  });
-}
-var init_workloads = __esm({
-  "src/track/workloads.ts"() {
-    "use strict";
-    init_overrides();
-    init_table2();
-    init_model();
-    init_owners();
-    init_tracker();
-    init_watch_scope();
-  }
-});
-
 // src/track/options.ts
-function trackOptions(settings, phase, timeoutMs, extra = {}) {
+function trackOptions(settings, watching, timeoutMs, extra = {}) {
   return {
     timeoutMs,
     pollIntervalMs: settings.pollIntervalMs,
-    phase,
+    watching,
     stopWhenAnyFails: extra.stopWhenAnyFails ?? false,
     watch: settings.watch,
     logLines: settings.logLines,
@@ -40611,23 +41060,23 @@ async function runUndo(options, deps) {
   const everywhere = options.namespace ? await listHistory(deps.kubectl, void 0).catch(() => listed) : listed;
   const { record } = joinParts(everywhere.filter((entry) => entry.record.runId === picked.record.runId))[0] ?? picked;
   const journal = asJournal(record);
-  const live = await readJournalled(journal, deps);
-  const changes = changesToUndo(journal, live);
+  const { live, changes } = await changesNow(journal, deps);
   const untouched = changes.filter(({ change }) => !isChangeKind(change.change)).length;
-  const steps = planRestore(
-    changes.map(({ ref, change }) => ({ ref, change, verdict: "failed" })),
-    "all",
-    { keepCreated: false }
+  const { steps, results } = await restoreObjects(
+    changes,
+    { mode: "all", keepCreated: false, wholeRun: true, deadlineMs: options.deadlineMs, dryRun: options.dryRun },
+    deps
   );
   if (options.dryRun) return preview(record.runId, steps, live, untouched, deps);
-  const results = await executeRestore(steps, { deadlineMs: options.deadlineMs }, deps);
-  const unhealthy = await trackRestored(steps, results, options, deps);
-  const statuses = [...results.values()].map((result) => result.status);
-  const needsPerson = statuses.filter((status) => status === "failed" || status === "kept").length + unhealthy;
+  const ended = await trackWrittenBack(
+    steps.map(({ ref }) => ({ ref, result: results.get(objectKey(ref)) })),
+    { track: trackOptions(options, "rollback", options.deadlineMs) },
+    deps
+  );
+  const unhealthy = [...ended.values()].filter((end) => end.said === "rollback-unhealthy").length;
+  const restored = [...results.values()].filter(writtenBack).length;
+  const needsPerson = results.size - restored + unhealthy;
   const exitCode = needsPerson > 0 ? ExitCode.RollbackFailed : ExitCode.Success;
-  const restored = statuses.filter(
-    (status) => status === "restored" || status === "deleted" || status === "recreated"
-  ).length;
   deps.reporter.emit({
     kind: "undo-finished",
     runId: record.runId,
@@ -40655,38 +41104,6 @@ function pickRecord(listed, runId, namespace) {
       `no run is kept in kguard's history${where2}: there is nothing to undo (successful runs are kept unless --history 0 or --no-journal).`
     );
   return newest;
-}
-async function trackRestored(steps, results, options, deps) {
-  const targets = steps.flatMap((step) => {
-    const result = results.get(objectKey(step.ref));
-    return result && "restored" in result && result.restored ? [{ ref: step.ref, applied: result.restored, before: void 0 }] : [];
-  });
-  const outcomes = await trackWorkloads(targets, trackOptions(options, "rollback", options.deadlineMs), deps);
-  let unhealthy = 0;
-  for (const { ref } of targets) {
-    const outcome = outcomes.get(objectKey(ref));
-    if (!outcome?.tracked) continue;
-    if (outcome.verdict.state === "healthy" && outcome.verdict.progress) {
-      deps.reporter.emit({
-        kind: "rolled-back",
-        workload: ref,
-        progress: outcome.verdict.progress,
-        elapsedMs: outcome.elapsedMs
-      });
-      continue;
-    }
-    unhealthy += 1;
-    deps.reporter.emit({
-      kind: "rollback-unhealthy",
-      workload: ref,
-      reason: outcome.diagnosis?.summary ?? verdictText(outcome.verdict) ?? `it ended ${outcome.verdict.state}`,
-      commands: [
-        deps.kubectl.commandLine(["rollout", "status", kubectlName(ref), ...namespaceArgs(ref)]),
-        deps.kubectl.commandLine(["describe", kubectlName(ref), ...namespaceArgs(ref)])
-      ]
-    });
-  }
-  return unhealthy;
 }
 function preview(runId, steps, live, untouched, deps) {
   let writes = 0;
@@ -40787,16 +41204,13 @@ var init_undo = __esm({
     init_errors();
     init_history_store();
     init_history();
-    init_journal();
+    init_journalled();
     init_compare();
     init_diff();
     init_model();
     init_owners();
-    init_plan();
-    init_restore();
-    init_workloads();
-    init_engine();
-    init_rollback();
+    init_entry();
+    init_written_back();
     init_options5();
   }
 });
@@ -67459,15 +67873,15 @@ ${value}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count3) {
-        while (count3 > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count2) {
+        while (count2 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk = this.chunks[this.lineChunkIndex];
           const remaining = chunk.length - this.linePos;
-          if (count3 < remaining) {
-            this.linePos += count3;
-            count3 = 0;
+          if (count2 < remaining) {
+            this.linePos += count2;
+            count2 = 0;
           } else {
-            count3 -= remaining;
+            count2 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -68149,88 +68563,320 @@ var init_secret_values = __esm({
   }
 });
 
-// src/run/rollback/recover.ts
-function lookAhead(namespace, deps) {
-  const runs = listRuns(deps.kubectl, namespace, Date.now(), deps.probe);
-  runs.catch(() => void 0);
-  return { namespace, runs };
+// src/run/apply/deps.ts
+function cancelReason(signal) {
+  return typeof signal.reason === "string" ? signal.reason : "cancelled";
 }
-function deadRunsOn(runs, refs) {
-  const wanted = new Set(refs.map(objectKey));
-  return runs.filter(
-    (run) => run.journal !== void 0 && !run.expired && run.liveness.state === "dead" && run.journal.state !== "finished" && run.journal.objects.some((entry) => wanted.has(objectKey(entry.ref)))
-  ).sort((left, right) => right.journal.startedAt.localeCompare(left.journal.startedAt));
-}
-function expiredJournals(listed) {
-  return listed.flatMap(
-    ({ namespace, runs }) => runs.filter((run) => run.expired && run.journal !== void 0).map((run) => run.secrets.filter((secret) => secret.namespace === namespace)).filter((secrets) => secrets.length > 0)
-  );
-}
-function heldByLiveRuns(runs, refs) {
-  const wanted = new Map(refs.map((ref) => [objectKey(ref), ref]));
-  const held = /* @__PURE__ */ new Set();
-  for (const run of runs.filter((candidate) => candidate.liveness.state === "live")) {
-    for (const entry of run.journal?.objects ?? [])
-      if (wanted.has(objectKey(entry.ref))) held.add(objectKey(entry.ref));
-    for (const lease of run.leases) for (const ref of heldOf(lease, wanted)) held.add(objectKey(ref));
-  }
-  return held;
-}
-async function finishDeadRuns(refs, namespaces, options, deps) {
-  const listed = await Promise.all(
-    namespaces.map(async (namespace) => ({
-      namespace,
-      runs: await (deps.looked?.namespace === namespace ? deps.looked.runs : listRuns(deps.kubectl, namespace, Date.now(), deps.probe)).catch(() => [])
-    }))
-  );
-  const found = /* @__PURE__ */ new Map();
-  for (const { namespace, runs } of listed)
-    for (const run of deadRunsOn(runs, refs)) if (!found.has(run.runId)) found.set(run.runId, { run, namespace });
-  const order = [...found.values()].sort(
-    (left, right) => right.run.journal.startedAt.localeCompare(left.run.journal.startedAt)
-  );
-  const recovered = [];
-  const heldByLive = heldByLiveRuns(
-    listed.flatMap(({ runs }) => runs),
-    refs
-  );
-  for (const { run, namespace } of order) {
-    deps.reporter.emit({
-      kind: "recovering-run",
-      runId: run.runId,
-      why: run.liveness.why,
-      objects: run.journal.objects.map((entry) => entry.ref)
-    });
-    const result = await runRollback({ runId: run.runId, namespace, deadlineMs: options.deadlineMs }, deps).catch(
-      (error2) => {
-        throw new UnfinishedRunError(
-          `run ${run.runId} died (${run.liveness.why}) and left its journal on objects of this apply, and kguard could not finish it: ${error2 instanceof Error ? error2.message : String(error2)} Nothing was applied. Next: kguard rollback ${run.runId} (or kguard forget ${run.runId} to keep its objects as they are), then run again.`
-        );
-      }
-    );
-    if (result.needsPerson > 0) {
-      throw new UnfinishedRunError(
-        `run ${run.runId} died (${run.liveness.why}); kguard restored ${result.restored} of its objects, but ${result.needsPerson} need a person (said above). Nothing was applied: this run's "before" would be that run's half-applied state. Next: finish them as said above, or kguard forget ${run.runId} to keep them as they are, then run again.`
-      );
-    }
-    deps.reporter.emit({
-      kind: "recovered-run",
-      runId: run.runId,
-      restored: result.restored,
-      untouched: result.untouched
-    });
-    recovered.push({ runId: run.runId, restored: result.restored, untouched: result.untouched });
-  }
-  return { recovered, heldByLive, expired: expiredJournals(listed) };
-}
-var init_recover = __esm({
-  "src/run/rollback/recover.ts"() {
+var init_deps = __esm({
+  "src/run/apply/deps.ts"() {
     "use strict";
-    init_errors();
+  }
+});
+
+// src/run/apply/track-options.ts
+function trackOptionsFor(options, phase) {
+  const rollout = phase === "rollout";
+  return trackOptions(
+    { ...options, watch: !options.poll },
+    phase,
+    rollout ? options.timeoutMs : options.rollbackTimeoutMs,
+    {
+      // The others are undone with a failing one under --rollback all: no need to watch them on.
+      stopWhenAnyFails: rollout && options.rollback === "all",
+      // The restore puts back what ran before: it is waited for, not judged again by a grace.
+      readinessGraceMs: rollout ? options.readinessGraceMs ?? DEFAULTS.readinessGraceMs : void 0
+    }
+  );
+}
+var init_track_options = __esm({
+  "src/run/apply/track-options.ts"() {
+    "use strict";
+    init_options();
+    init_options5();
+  }
+});
+
+// src/run/apply/changes.ts
+function detectChanges(refs, before, after, deps) {
+  const objects = refs.map((ref) => {
+    const key = objectKey(ref);
+    const change = changeOf(before.get(key), after.get(key));
+    return {
+      ref,
+      change,
+      changeKind: change.change,
+      changedFields: change.change === "configured" ? change.paths : []
+    };
+  });
+  deps.reporter.emit({
+    kind: "changes",
+    objects: objects.map(({ ref, changeKind, changedFields }) => ({ ref, change: changeKind, changedFields }))
+  });
+  return objects;
+}
+async function track2(objects, options, deps) {
+  const changed = objects.filter((object) => isChange(object) && "after" in object.change);
+  const outcomes = await trackWorkloads(
+    changed.map((object) => ({
+      ref: object.ref,
+      applied: object.change.after,
+      before: beforeOf(object.change)
+    })),
+    trackOptionsFor(options, "rollout"),
+    deps
+  );
+  const stopped = stoppedWatching(options, deps.signal);
+  for (const object of objects) {
+    const outcome = outcomes.get(objectKey(object.ref));
+    recordOutcome(object, outcome);
+    if (outcome?.tracked) reportVerdict(object, outcome, deps, stopped);
+  }
+}
+function stoppedWatching(options, signal) {
+  if (!signal?.aborted) return { cause: "another-failed" };
+  return { cause: "cancelled", reason: cancelReason(signal), restoring: options.rollback !== "none" };
+}
+function reportVerdict(object, outcome, deps, stopped) {
+  const { verdict, elapsedMs } = outcome;
+  const workload = object.ref;
+  switch (verdict.state) {
+    case "healthy":
+      if (verdict.progress)
+        deps.reporter.emit({
+          kind: "healthy",
+          workload,
+          progress: verdict.progress,
+          elapsedMs,
+          detail: verdict.detail
+        });
+      return;
+    case "failed":
+    case "timed-out":
+      return;
+    case "conflict":
+    case "gone":
+      deps.reporter.emit({ kind: verdict.state, workload, detail: verdict.detail ?? "", commands: [] });
+      return;
+    case "progressing":
+      if (verdict.progress) {
+        deps.reporter.emit({
+          kind: "interrupted",
+          workload,
+          progress: verdict.progress,
+          waitingFor: verdict.waitingFor ?? "",
+          ...stopped
+        });
+      }
+      return;
+  }
+}
+function beforeOf(change) {
+  return "before" in change ? change.before : void 0;
+}
+function recordOutcome(object, outcome) {
+  if (!outcome) return;
+  object.verdict = outcome.verdict;
+  object.diagnosis = outcome.diagnosis;
+  object.verdictAfterMs = outcome.elapsedMs;
+  object.tracked = outcome.tracked;
+  object.newPods = outcome.newPods;
+}
+async function judgeUnsettled(refs, current2, heldByLive, options, deps) {
+  const unsettled = refs.flatMap((ref) => {
+    const live = current2.get(objectKey(ref));
+    const why = live && !heldByLive.has(objectKey(ref)) ? rowFor(ref).unsettled?.(live) : void 0;
+    return live && why ? [
+      {
+        ref,
+        applied: live,
+        before: live,
+        why: `unchanged by this apply, but its last rollout is not complete: ${why}`
+      }
+    ] : [];
+  });
+  if (unsettled.length === 0) return void 0;
+  const outcomes = await trackWorkloads(unsettled, trackOptionsFor(options, "rollout"), deps);
+  const stopped = stoppedWatching({ rollback: "none" }, deps.signal);
+  return refs.map((ref) => {
+    const live = current2.get(objectKey(ref));
+    const object = {
+      ref,
+      change: live ? { change: "unchanged", before: live, after: live } : { change: "absent" },
+      changeKind: "unchanged",
+      changedFields: []
+    };
+    const outcome = outcomes.get(objectKey(ref));
+    recordOutcome(object, outcome);
+    if (outcome?.tracked) reportVerdict(object, outcome, deps, stopped);
+    return object;
+  });
+}
+var init_changes = __esm({
+  "src/run/apply/changes.ts"() {
+    "use strict";
+    init_compare();
     init_model();
-    init_lease();
-    init_runs();
-    init_rollback();
+    init_workloads();
+    init_deps();
+    init_track_options();
+    init_table2();
+  }
+});
+
+// src/run/apply/history-step.ts
+function keptInHistory(result, journal, options) {
+  return journal !== void 0 && options.history > 0 && result.outcome === "succeeded";
+}
+function historyRecordsOf(result, objects, journal, context, options) {
+  const whole = historyRecordOf(result, objects, journal, context, options);
+  const byNamespace = /* @__PURE__ */ new Map();
+  for (const entry of whole.objects) {
+    const namespace = entry.ref.namespace || journal.namespace;
+    byNamespace.set(namespace, [...byNamespace.get(namespace) ?? [], entry]);
+  }
+  return [...byNamespace].map(([namespace, entries2]) => ({ ...whole, namespace, objects: entries2 }));
+}
+function historyRecordOf(result, objects, journal, context, options) {
+  return {
+    runId: journal.runId,
+    namespace: journal.namespace,
+    startedAt: context.startedAt,
+    finishedAt: (/* @__PURE__ */ new Date()).toISOString(),
+    user: context.target?.user ?? "",
+    context: context.target?.context ?? "",
+    command: options.commandLine ?? "kguard apply",
+    inputsDigest: context.digest,
+    outcome: result.outcome,
+    objects: objects.filter(isChange).map((object) => ({
+      ref: object.ref,
+      change: object.changeKind,
+      before: beforeOf(object.change) ?? null,
+      applied: "after" in object.change ? object.change.after : null
+    }))
+  };
+}
+async function writeHistory(records, options, deps) {
+  await Promise.all(
+    records.map(
+      (record) => keepHistory(deps.kubectl, record, options.history, Math.min(6e4, options.timeoutMs)).catch(
+        (error2) => deps.reporter.emit({
+          kind: "journal-warning",
+          message: error2 instanceof Error ? error2.message : String(error2)
+        })
+      )
+    )
+  );
+}
+var init_history_step = __esm({
+  "src/run/apply/history-step.ts"() {
+    "use strict";
+    init_history_store();
+    init_compare();
+    init_changes();
+  }
+});
+
+// src/run/apply/journal-life.ts
+function homeNamespace(refs, namespace) {
+  return refs.find((ref) => ref.namespace !== "")?.namespace ?? namespace ?? "default";
+}
+function journalPlace(refs, current2, clusterNamespace) {
+  const created = new Set(
+    refs.filter((ref) => ref.kind === "Namespace" && ref.apiVersion === "v1" && !current2.has(objectKey(ref))).map((ref) => ref.name)
+  );
+  const clusterScoped = refs.some((ref) => ref.namespace === "");
+  const namespaced = refs.map((ref) => ref.namespace).filter((namespace) => namespace !== "" && !created.has(namespace));
+  const namespaces = [.../* @__PURE__ */ new Set([...clusterScoped ? [clusterNamespace] : [], ...namespaced])];
+  return { placement: { clusterNamespace, created }, home: namespaces[0] ?? clusterNamespace, namespaces };
+}
+async function startJournal(runId, { placement, home }, refs, before, options, deps, stages = /* @__PURE__ */ new Map()) {
+  const now2 = /* @__PURE__ */ new Date();
+  const journal = await RunJournal.start(
+    deps.kubectl,
+    {
+      runId,
+      namespace: home,
+      startedAt: now2.toISOString(),
+      expiresAt: journalExpiry(now2),
+      state: "applying",
+      command: options.commandLine ?? "kguard apply",
+      holder: thisProcess(),
+      requestTimeoutMs: options.requestTimeoutMs,
+      ...options.runLabel ? { runLabel: options.runLabel } : {},
+      ...options.fleet ? { fleet: options.fleet } : {},
+      objects: refs.map((ref) => {
+        const stage = stages.get(objectKey(ref));
+        return { ref, before: before.get(objectKey(ref)) ?? null, ...stage === void 0 ? {} : { stage } };
+      })
+    },
+    placement,
+    options.timeoutMs
+  );
+  deps.reporter.emit({
+    kind: "journal",
+    runId,
+    namespace: journal.namespace,
+    pieces: journal.pieces,
+    ...options.runLabel ? { runLabel: options.runLabel } : {}
+  });
+  return journal;
+}
+async function endJournal(journal, result, deps, keepWhenHealthy = false) {
+  if (keepWhenHealthy && result.outcome === "succeeded") return;
+  if (!rollbackCanHelp(result)) {
+    await journal.finish().catch(
+      (error2) => deps.reporter.emit({
+        kind: "journal-warning",
+        message: error2 instanceof Error ? error2.message : String(error2),
+        commands: [runCommand("forget", journal.runId, deps.kubectl)]
+      })
+    );
+    return;
+  }
+  const command = rollbackCommand(journal.runId, deps.kubectl);
+  deps.reporter.emit({
+    kind: "journal-kept",
+    runId: journal.runId,
+    namespace: journal.namespace,
+    pieces: journal.pieces,
+    command
+  });
+}
+function rollbackCanHelp(result) {
+  const rest = result.objects.map(
+    (object) => object.restore?.status === "kept" && beyondRollback(object.restore.reason) ? { ...object, restore: void 0 } : object
+  );
+  return result.outcome === "needs-attention" && outcomeOf({ ...result, objects: rest }) === "needs-attention";
+}
+function rollbackCommand(runId, kubectl) {
+  return runCommand("rollback", runId, kubectl);
+}
+function runCommand(command, runId, kubectl) {
+  const words = kubectl.commandLine([]).match(/'(?:[^']|'\\'')*'|\S+/g) ?? [];
+  const flags = words.slice(1).filter((arg) => RUN_COMMAND_FLAGS.has(flagName(arg)));
+  return ["kguard", command, runId, ...flags].join(" ");
+}
+function flagName(word) {
+  return (word.replace(/^'/, "").split("=")[0] ?? "").replace(/'$/, "");
+}
+var RUN_COMMAND_FLAGS;
+var init_journal_life = __esm({
+  "src/run/apply/journal-life.ts"() {
+    "use strict";
+    init_model();
+    init_holder();
+    init_store();
+    init_result2();
+    init_plan();
+    init_flags();
+    RUN_COMMAND_FLAGS = /* @__PURE__ */ new Set([
+      "--context",
+      "--kubeconfig",
+      ...KUBECTL_FLAGS.filter((flag) => flag.native && flag.role === "connection").flatMap((flag) => [
+        flag.long,
+        ...flag.short ? [flag.short] : []
+      ])
+    ]);
   }
 });
 
@@ -68479,110 +69125,6 @@ var init_inputs = __esm({
   }
 });
 
-// src/verify/job-manifest.ts
-import { randomInt } from "node:crypto";
-import { readFile as readFile6 } from "node:fs/promises";
-function generatedName(prefix2, random = randomInt) {
-  const alphabet = "bcdfghjklmnpqrstvwxz2456789";
-  const suffix = Array.from({ length: 5 }, () => alphabet[random(alphabet.length)]).join("");
-  return `${prefix2.slice(0, 58)}${suffix}`;
-}
-function verifyJobOf(file, text2, context, random) {
-  const refuse = (why) => new InputError(`--verify-job ${file}: ${why}. Nothing was applied.`);
-  let documents;
-  try {
-    documents = (0, import_yaml9.parseAllDocuments)(text2, { version: "1.1" }).map((document2) => {
-      if (document2.errors.length > 0) throw new Error(document2.errors[0].message);
-      return document2.toJS();
-    }).filter((content) => content !== null && content !== void 0);
-  } catch (error2) {
-    throw refuse(`it is not valid YAML (${error2 instanceof Error ? error2.message.split("\n")[0] : String(error2)})`);
-  }
-  if (documents.length !== 1) throw refuse(`it holds ${documents.length} documents; it must hold exactly one Job`);
-  const object = documents[0];
-  if (object?.apiVersion !== "batch/v1" || object.kind !== "Job") {
-    throw refuse(
-      `it holds a ${String(object?.kind ?? "document without kind")} (${String(object?.apiVersion ?? "no apiVersion")}); it must hold one batch/v1 Job`
-    );
-  }
-  if (object.spec?.suspend === true) throw refuse("the Job is suspended (spec.suspend: true), so it would never run");
-  const metadata = { ...object.metadata ?? {} };
-  const name = metadata.name ?? (typeof metadata.generateName === "string" ? generatedName(metadata.generateName, random) : void 0);
-  if (!name)
-    throw refuse(
-      "the Job has neither metadata.name nor metadata.generateName (generateName gives each run its own Job)"
-    );
-  delete metadata.generateName;
-  const namespace = metadata.namespace ?? context.namespace;
-  const job = {
-    ...object,
-    metadata: {
-      ...metadata,
-      name,
-      namespace,
-      labels: {
-        ...metadata.labels ?? {},
-        [MANAGED_BY_LABEL]: MANAGED_BY,
-        [RUN_LABEL]: context.runId,
-        [VERIFY_LABEL]: "job"
-      }
-    }
-  };
-  return {
-    file,
-    job,
-    ref: { apiVersion: "batch/v1", kind: "Job", namespace, name },
-    collectionPath: `/apis/batch/v1/namespaces/${encodeURIComponent(namespace)}/jobs`
-  };
-}
-async function checkVerifyJob(prepared, context, kubectl) {
-  const { ref, file } = prepared;
-  const existing = await kubectl.getObject("jobs.batch", ref.namespace, ref.name);
-  if (existing) {
-    throw new InputError(
-      `--verify-job ${file}: job/${ref.name} already exists in namespace ${ref.namespace}, and kguard deletes only the verify Job it creates. Give the Job metadata.generateName instead of a name (each run gets its own), or delete the old one. Nothing was applied.`
-    );
-  }
-  const dryRun = await kubectl.create(prepared.job, `${prepared.collectionPath}?dryRun=All`, context.deadlineMs);
-  if (dryRun.ok || dryRun.notFound && context.createdNamespaces.has(ref.namespace)) return;
-  const why = `--verify-job ${file}: the API server refuses job/${ref.name} in namespace ${ref.namespace}: ${dryRun.message}`;
-  if (/\(Forbidden\)/.test(dryRun.stderr)) {
-    throw new KubectlError(
-      `${why}. Next: grant create, get, list, watch and delete on jobs (group batch) in namespace ${ref.namespace}; nothing was applied.`,
-      void 0,
-      dryRun.stderr
-    );
-  }
-  throw new InputError(`${why}. Fix the Job; nothing was applied.`);
-}
-async function prepareVerifyJobs(files, context, kubectl) {
-  const prepared = [];
-  for (const file of files) {
-    const text2 = await readFile6(file, "utf8").catch((error2) => {
-      throw new InputError(
-        `--verify-job ${file}: cannot read it (${error2 instanceof Error ? error2.message : String(error2)}). Nothing was applied.`
-      );
-    });
-    const job = verifyJobOf(file, text2, context);
-    if (prepared.some((other) => objectKey(other.ref) === objectKey(job.ref)))
-      throw new InputError(`--verify-job ${file}: job/${job.ref.name} is given twice. Nothing was applied.`);
-    await checkVerifyJob(job, context, kubectl);
-    prepared.push(job);
-  }
-  return prepared;
-}
-var import_yaml9, VERIFY_LABEL;
-var init_job_manifest = __esm({
-  "src/verify/job-manifest.ts"() {
-    "use strict";
-    import_yaml9 = __toESM(require_dist(), 1);
-    init_errors();
-    init_labels();
-    init_model();
-    VERIFY_LABEL = "kguard.dev/verify";
-  }
-});
-
 // src/manifests/phases.ts
 function planPhases(documents) {
   const heads = documents.flatMap(
@@ -68648,271 +69190,479 @@ var init_phases = __esm({
   }
 });
 
-// src/run/apply/deps.ts
-function cancelReason(signal) {
-  return typeof signal.reason === "string" ? signal.reason : "cancelled";
-}
-var init_deps = __esm({
-  "src/run/apply/deps.ts"() {
-    "use strict";
-  }
-});
-
-// src/run/apply/track-options.ts
-function trackOptionsFor(options, phase) {
-  const rollout = phase === "rollout";
-  return trackOptions(
-    { ...options, watch: !options.poll },
-    phase,
-    rollout ? options.timeoutMs : options.rollbackTimeoutMs,
-    {
-      // The others are undone with a failing one under --rollback all: no need to watch them on.
-      stopWhenAnyFails: rollout && options.rollback === "all",
-      // The restore puts back what ran before: it is waited for, not judged again by a grace.
-      readinessGraceMs: rollout ? options.readinessGraceMs ?? DEFAULTS.readinessGraceMs : void 0
-    }
-  );
-}
-var init_track_options = __esm({
-  "src/run/apply/track-options.ts"() {
-    "use strict";
-    init_options();
-    init_options5();
-  }
-});
-
-// src/run/apply/changes.ts
-function detectChanges(refs, before, after, deps) {
-  const objects = refs.map((ref) => {
-    const key = objectKey(ref);
-    const change = changeOf(before.get(key), after.get(key));
-    return {
-      ref,
-      change,
-      changeKind: change.change,
-      changedFields: change.change === "configured" ? change.paths : []
-    };
-  });
-  deps.reporter.emit({
-    kind: "changes",
-    objects: objects.map(({ ref, changeKind, changedFields }) => ({ ref, change: changeKind, changedFields }))
-  });
-  return objects;
-}
-async function track2(objects, options, deps) {
-  const changed = objects.filter((object) => isChange(object) && "after" in object.change);
-  const outcomes = await trackWorkloads(
-    changed.map((object) => ({
-      ref: object.ref,
-      applied: object.change.after,
-      before: beforeOf(object.change)
-    })),
-    trackOptionsFor(options, "rollout"),
-    deps
-  );
-  const stopped = stoppedWatching(options, deps.signal);
+// src/manifests/understand.ts
+function objectsOfApply(objects) {
+  const seen = /* @__PURE__ */ new Set();
+  const refs = [];
   for (const object of objects) {
-    const outcome = outcomes.get(objectKey(object.ref));
-    recordOutcome(object, outcome);
-    if (outcome?.tracked) reportVerdict(object, outcome, deps, stopped);
+    const ref = refOf(object);
+    const key = objectKey(ref);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    refs.push(ref);
   }
+  return refs;
 }
-function stoppedWatching(options, signal) {
-  if (!signal?.aborted) return { cause: "another-failed" };
-  return { cause: "cancelled", reason: cancelReason(signal), restoring: options.rollback !== "none" };
-}
-function reportVerdict(object, outcome, deps, stopped) {
-  const { verdict, elapsedMs } = outcome;
-  const workload = object.ref;
-  switch (verdict.state) {
-    case "healthy":
-      if (verdict.progress)
-        deps.reporter.emit({
-          kind: "healthy",
-          workload,
-          progress: verdict.progress,
-          elapsedMs,
-          detail: verdict.detail
-        });
-      return;
-    case "failed":
-    case "timed-out":
-      return;
-    case "conflict":
-    case "gone":
-      deps.reporter.emit({ kind: verdict.state, workload, detail: verdict.detail ?? "", commands: [] });
-      return;
-    case "progressing":
-      if (verdict.progress) {
-        deps.reporter.emit({
-          kind: "interrupted",
-          workload,
-          progress: verdict.progress,
-          waitingFor: verdict.waitingFor ?? "",
-          ...stopped
-        });
-      }
-      return;
+function differingDuplicates(objects) {
+  const first = /* @__PURE__ */ new Map();
+  const found = /* @__PURE__ */ new Map();
+  for (const object of objects) {
+    const key = objectKey(refOf(object));
+    const earlier = first.get(key);
+    if (!earlier) {
+      first.set(key, object);
+      continue;
+    }
+    const paths = changedPaths(contentOf(earlier), contentOf(object)).filter(
+      (path16) => path16 !== `metadata.annotations.${LAST_APPLIED4}`
+    );
+    if (paths.length > 0 && !found.has(key)) found.set(key, { ref: refOf(object), paths });
   }
+  return [...found.values()];
 }
-function beforeOf(change) {
-  return "before" in change ? change.before : void 0;
+function judgeServerDryRun(stderr, refs, namespacesCreatedByApply) {
+  const errors = errorLines(stderr);
+  const waivedNamespaces = /* @__PURE__ */ new Set();
+  const refused = [];
+  for (const line of errors) {
+    const missing = /namespaces "([^"]+)" not found/.exec(line)?.[1];
+    if (missing !== void 0 && namespacesCreatedByApply.has(missing)) waivedNamespaces.add(missing);
+    else refused.push(line);
+  }
+  if (refused.length > 0 || errors.length === 0)
+    return { accepted: false, errors: refused.length > 0 ? refused : [stderr.trim()] };
+  return {
+    accepted: true,
+    waived: [...waivedNamespaces].map((namespace) => ({
+      namespace,
+      objects: refs.filter((ref) => ref.namespace === namespace)
+    }))
+  };
 }
-function recordOutcome(object, outcome) {
-  if (!outcome) return;
-  object.verdict = outcome.verdict;
-  object.diagnosis = outcome.diagnosis;
-  object.verdictAfterMs = outcome.elapsedMs;
-  object.tracked = outcome.tracked;
-  object.newPods = outcome.newPods;
+function errorLines(stderr) {
+  const lines = stderr.split("\n").map((line) => line.trim());
+  const errors = [];
+  for (const line of lines) {
+    if (line === "" || /^Warning:/.test(line)) continue;
+    if (/^(Error from server|error:|Error:)/.test(line) || errors.length === 0) errors.push(line);
+    else errors[errors.length - 1] += ` ${line}`;
+  }
+  return errors;
 }
-async function judgeUnsettled(refs, current2, heldByLive, options, deps) {
-  const unsettled = refs.flatMap((ref) => {
-    const live = current2.get(objectKey(ref));
-    const why = live && !heldByLive.has(objectKey(ref)) ? rowFor(ref).unsettled?.(live) : void 0;
-    return live && why ? [
-      {
-        ref,
-        applied: live,
-        before: live,
-        why: `unchanged by this apply, but its last rollout is not complete: ${why}`
-      }
-    ] : [];
-  });
-  if (unsettled.length === 0) return void 0;
-  const outcomes = await trackWorkloads(unsettled, trackOptionsFor(options, "rollout"), deps);
-  const stopped = stoppedWatching({ rollback: "none" }, deps.signal);
-  return refs.map((ref) => {
-    const live = current2.get(objectKey(ref));
-    const object = {
-      ref,
-      change: live ? { change: "unchanged", before: live, after: live } : { change: "absent" },
-      changeKind: "unchanged",
-      changedFields: []
-    };
-    const outcome = outcomes.get(objectKey(ref));
-    recordOutcome(object, outcome);
-    if (outcome?.tracked) reportVerdict(object, outcome, deps, stopped);
-    return object;
-  });
-}
-var init_changes = __esm({
-  "src/run/apply/changes.ts"() {
+var LAST_APPLIED4;
+var init_understand = __esm({
+  "src/manifests/understand.ts"() {
     "use strict";
-    init_compare();
     init_model();
-    init_workloads();
-    init_deps();
-    init_track_options();
-    init_table2();
+    init_compare();
+    LAST_APPLIED4 = "kubectl.kubernetes.io/last-applied-configuration";
   }
 });
 
-// src/run/apply/journal-life.ts
-function homeNamespace(refs, namespace) {
-  return refs.find((ref) => ref.namespace !== "")?.namespace ?? namespace ?? "default";
-}
-function journalPlace(refs, current2, clusterNamespace) {
-  const created = new Set(
-    refs.filter((ref) => ref.kind === "Namespace" && ref.apiVersion === "v1" && !current2.has(objectKey(ref))).map((ref) => ref.name)
+// src/manifests/phase-files.ts
+import { mkdtemp as mkdtemp3, readFile as readFile6, rm as rm3, mkdir, writeFile as writeFile3 } from "node:fs/promises";
+import { tmpdir as tmpdir4 } from "node:os";
+import path13 from "node:path";
+async function phaseInputs(inputs) {
+  const files = manifestFiles(inputs.filenames, inputs.recursive);
+  const texts = await Promise.all(
+    files.map(async (file) => ({ file, text: await readFile6(file, "utf8").catch(() => void 0) }))
   );
-  const clusterScoped = refs.some((ref) => ref.namespace === "");
-  const namespaced = refs.map((ref) => ref.namespace).filter((namespace) => namespace !== "" && !created.has(namespace));
-  const namespaces = [.../* @__PURE__ */ new Set([...clusterScoped ? [clusterNamespace] : [], ...namespaced])];
-  return { placement: { clusterNamespace, created }, home: namespaces[0] ?? clusterNamespace, namespaces };
+  if (texts.some(({ text: text2 }) => text2 === void 0) || !texts.some(({ text: text2 }) => MAY_NEED_PHASES.test(text2)))
+    return void 0;
+  const placed = [];
+  for (const { file, text: text2 } of texts) {
+    const documents = splitDocuments(text2);
+    if (!documents) return void 0;
+    const origin = inputs.origins.get(file) ?? file;
+    for (const document2 of documents) placed.push({ origin, document: document2 });
+  }
+  const planned = planPhases(placed);
+  if (!planned) return void 0;
+  const root = await mkdtemp3(path13.join(tmpdir4(), "kguard-phases-"));
+  const phased = {
+    parts: [],
+    origins: /* @__PURE__ */ new Map(),
+    cleanup: () => rm3(root, { recursive: true, force: true })
+  };
+  try {
+    for (const [number, part] of planned.entries()) {
+      const directory = path13.join(root, `${number + 1}-${part.phase}${part.custom ? "-custom" : ""}`);
+      await mkdir(directory, { mode: 448 });
+      for (const [position, document2] of part.documents.entries()) {
+        const file = path13.join(
+          directory,
+          `${String(position + 1).padStart(6, "0")}.${document2.document.json ? "json" : "yaml"}`
+        );
+        await writeFile3(file, document2.document.text, { mode: 384 });
+        phased.origins.set(file, where(document2));
+      }
+      phased.parts.push({
+        phase: part.phase,
+        custom: part.custom,
+        directory,
+        documents: part.documents.map((document2) => ({
+          where: where(document2),
+          kind: document2.document.head?.kind,
+          name: document2.document.head?.name
+        }))
+      });
+    }
+    return phased;
+  } catch (error2) {
+    await phased.cleanup();
+    throw error2;
+  }
 }
-async function startJournal(runId, { placement, home }, refs, before, options, deps, stages = /* @__PURE__ */ new Map()) {
-  const now2 = /* @__PURE__ */ new Date();
-  const journal = await RunJournal.start(
-    deps.kubectl,
-    {
-      runId,
-      namespace: home,
-      startedAt: now2.toISOString(),
-      expiresAt: journalExpiry(now2),
-      state: "applying",
-      command: options.commandLine ?? "kguard apply",
-      holder: thisProcess(),
-      requestTimeoutMs: options.requestTimeoutMs,
-      ...options.runLabel ? { runLabel: options.runLabel } : {},
-      ...options.fleet ? { fleet: options.fleet } : {},
-      objects: refs.map((ref) => {
-        const stage = stages.get(objectKey(ref));
-        return { ref, before: before.get(objectKey(ref)) ?? null, ...stage === void 0 ? {} : { stage } };
-      })
-    },
-    placement,
-    options.timeoutMs
-  );
-  deps.reporter.emit({
-    kind: "journal",
-    runId,
-    namespace: journal.namespace,
-    pieces: journal.pieces,
-    ...options.runLabel ? { runLabel: options.runLabel } : {}
-  });
-  return journal;
+var init_phase_files = __esm({
+  "src/manifests/phase-files.ts"() {
+    "use strict";
+    init_documents();
+    init_locate();
+    init_quick_look();
+    init_phases();
+  }
+});
+
+// src/run/apply/understand.ts
+async function understand(request2, options, inputs, deps, part) {
+  const clientOnly = options.dryRun === "client";
+  const identityRequest = clientOnly ? request2 : { ...request2, applyArgs: [...options.selectionArgs, "--validate=false"] };
+  if (!clientOnly) {
+    let serverRun = deps.kubectl.dryRun(request2, "server");
+    const byChannel = !options.dryRun && deps.kubectl.openChannel();
+    const liveRun = byChannel ? void 0 : deps.kubectl.readApplied({ ...request2, applyArgs: options.selectionArgs }).catch((error2) => error2 instanceof Error ? error2 : new Error(String(error2)));
+    let server = await serverRun;
+    let asked;
+    if (!server.ok && builtInTypesLack(server.stderr)) {
+      asked = withOpenApiPatch(request2);
+      serverRun = deps.kubectl.dryRun(asked, "server");
+      server = await serverRun;
+    }
+    const refs = server.ok ? objectsOfApply(server.objects) : [];
+    if (server.ok) refuseDiffering(server.objects);
+    if (server.ok && refs.length > 0) {
+      deps.reporter.emit({ kind: "understood", objects: refs, ...part?.phase ? { applyPhase: part.phase } : {} });
+      const live = await liveRun;
+      const current2 = live === void 0 || live instanceof Error ? await snapshot(refs, deps) : liveCopies(live, refs);
+      sayWarnings(server.warnings, deps);
+      const applied2 = new Set(refs.map(objectKey));
+      const pruned = objectsOfApply(server.pruned).filter((ref) => !applied2.has(objectKey(ref)));
+      return { refs, pruned, server, current: current2, ...asked ? { request: asked } : {} };
+    }
+    return await readByClient(server, identityRequest, inputs, deps, part);
+  }
+  return await readByClient(void 0, identityRequest, inputs, deps, part);
 }
-async function endJournal(journal, result, deps, keepWhenHealthy = false) {
-  if (keepWhenHealthy && result.outcome === "succeeded") return;
-  if (!rollbackCanHelp(result)) {
-    await journal.finish().catch(
-      (error2) => deps.reporter.emit({
-        kind: "journal-warning",
-        message: error2 instanceof Error ? error2.message : String(error2),
-        commands: [runCommand("forget", journal.runId, deps.kubectl)]
-      })
+function liveCopies(live, refs) {
+  const wanted = new Set(refs.map(objectKey));
+  const copies2 = /* @__PURE__ */ new Map();
+  for (const object of live) {
+    const key = objectKey(refOf(object));
+    if (wanted.has(key)) copies2.set(key, object);
+  }
+  return copies2;
+}
+function sayWarnings(stderr, deps) {
+  const warnings = kubectlWarnings(stderr);
+  if (warnings.length > 0) deps.reporter.emit({ kind: "kubectl-warnings", lines: warnings });
+}
+async function readByClient(server, identityRequest, inputs, deps, part) {
+  const client = await deps.kubectl.dryRun(identityRequest, "client");
+  if (!client.ok && part) {
+    if (/no objects passed to apply/.test(client.stderr))
+      return {
+        refs: [],
+        pruned: [],
+        server: { ok: true, objects: [], pruned: [], warnings: "" },
+        current: /* @__PURE__ */ new Map()
+      };
+    if (part.readLater?.(client.stderr)) throw new NotReadableYet(client.stderr);
+  }
+  if (!client.ok) {
+    const said2 = client.stderr.trim() === "" && server && !server.ok && server.stderr.trim() !== "" ? server : client;
+    const failure = diagnoseKubectlFailure({
+      exitCode: 1,
+      stdout: "",
+      stderr: said2.stderr,
+      timedOut: said2.timedOut
+    });
+    const message = `kubectl cannot read the manifests: ${withOrigins(failure.detail, inputs.origins)}. Next: ${failure.nextStep}; nothing was applied.`;
+    if (failure.kind === "unreachable" || failure.kind === "forbidden" || failure.kind === "unauthorized" || client.timedOut) {
+      throw new KubectlError(message, void 0, client.stderr);
+    }
+    throw new InputError(message);
+  }
+  const refs = objectsOfApply(client.objects);
+  refuseDiffering(client.objects);
+  if (refs.length === 0) {
+    throw new InputError(
+      "the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied."
     );
+  }
+  deps.reporter.emit({ kind: "understood", objects: refs, ...part?.phase ? { applyPhase: part.phase } : {} });
+  const current2 = await snapshot(refs, deps);
+  if (server?.ok) sayWarnings(server.warnings, deps);
+  const answer = server ?? client;
+  const applied2 = new Set(refs.map(objectKey));
+  const pruned = answer.ok ? objectsOfApply(answer.pruned).filter((ref) => !applied2.has(objectKey(ref))) : [];
+  return { refs, pruned, server: answer, current: current2 };
+}
+async function snapshot(refs, deps) {
+  const read = await readObjects(deps.kubectl, refs);
+  if (read.unread.length > 0) throw read.unread[0].error;
+  return read.live;
+}
+function checkServerDryRun(understood, before, inputs, deps, allRefs = understood.refs) {
+  if (understood.server.ok) return;
+  const createdNamespaces = new Set(
+    allRefs.filter((ref) => ref.kind === "Namespace" && ref.apiVersion === "v1" && !before.has(objectKey(ref))).map((ref) => ref.name)
+  );
+  const judgement = judgeServerDryRun(understood.server.stderr, understood.refs, createdNamespaces);
+  if (judgement.accepted) {
+    for (const { namespace, objects } of judgement.waived)
+      deps.reporter.emit({ kind: "dry-run-waived", namespace, objects });
     return;
   }
-  const command = rollbackCommand(journal.runId, deps.kubectl);
-  deps.reporter.emit({
-    kind: "journal-kept",
-    runId: journal.runId,
-    namespace: journal.namespace,
-    pieces: journal.pieces,
-    command
+  const failure = diagnoseKubectlFailure({
+    exitCode: 1,
+    stdout: "",
+    stderr: judgement.errors.join("\n"),
+    timedOut: understood.server.timedOut
+  });
+  const quoted = withOrigins(judgement.errors.join("; "), inputs.origins);
+  if (failure.kind === "invalid" || failure.kind === "not-found" || failure.kind === "other") {
+    throw new InputError(
+      `the API server refused the manifests in a dry run: ${quoted}. Next: ${failure.nextStep}; nothing was applied.`
+    );
+  }
+  throw new KubectlError(
+    `kubectl could not check the manifests with the API server (dry run): ${quoted}. Next: ${failure.nextStep}; nothing was applied.`,
+    void 0,
+    understood.server.stderr
+  );
+}
+function changesNothing(understood) {
+  if (!understood.server.ok || understood.pruned.length > 0) return false;
+  const wouldBe = new Map(understood.server.objects.map((object) => [objectKey(refOf(object)), object]));
+  return understood.refs.every((ref) => {
+    const key = objectKey(ref);
+    const stored = wouldBe.get(key);
+    return stored !== void 0 && understood.current.has(key) && changeOf(understood.current.get(key), stored).change === "unchanged";
   });
 }
-function rollbackCanHelp(result) {
-  const rest = result.objects.map(
-    (object) => object.restore?.status === "kept" && beyondRollback(object.restore.reason) ? { ...object, restore: void 0 } : object
-  );
-  return result.outcome === "needs-attention" && outcomeOf({ ...result, objects: rest }) === "needs-attention";
+async function checkRestorable(refs, deps) {
+  const createsKinds = refs.some((ref) => ref.kind === "CustomResourceDefinition");
+  const resources = await deps.kubectl.apiResources(refs.map((ref) => ref.apiVersion)).catch((error2) => error2);
+  if (createsKinds) return;
+  const next = "check the API server and its APIServices (kubectl get apiservices), or run with --rollback none to apply without a restore; nothing was applied";
+  if (resources instanceof Error)
+    throw new KubectlError(`kguard cannot tell how it would restore this apply: ${resources.message}. Next: ${next}.`);
+  const unknown = refs.find((ref) => !resources.has(kindKey(ref)));
+  if (unknown)
+    throw new KubectlError(
+      `kguard cannot tell how it would restore ${unknown.kind} (${unknown.apiVersion}): the API server's discovery does not list it. Next: ${next}.`
+    );
 }
-function rollbackCommand(runId, kubectl) {
-  return runCommand("rollback", runId, kubectl);
+function kubectlWarnings(stderr) {
+  return [
+    ...new Set(
+      stderr.split("\n").map((line) => line.trim()).filter((line) => line.startsWith("Warning: "))
+    )
+  ];
 }
-function runCommand(command, runId, kubectl) {
-  const words = kubectl.commandLine([]).match(/'(?:[^']|'\\'')*'|\S+/g) ?? [];
-  const flags = words.slice(1).filter((arg) => RUN_COMMAND_FLAGS.has(flagName(arg)));
-  return ["kguard", command, runId, ...flags].join(" ");
+function refuseDiffering(objects) {
+  const twice = differingDuplicates(objects);
+  if (twice.length > 0) {
+    const named = twice.map(
+      ({ ref, paths }) => `${describeObject(ref)} (different ${paths.slice(0, 3).join(", ")}${paths.length > 3 ? ", \u2026" : ""})`
+    );
+    throw new InputError(
+      `${named.join("; ")} ${twice.length === 1 ? "is" : "are"} written more than once in this apply, and the copies differ: kubectl would apply each in turn and the last would win. Next: keep one copy of each; nothing was applied.`
+    );
+  }
 }
-function flagName(word) {
-  return (word.replace(/^'/, "").split("=")[0] ?? "").replace(/'$/, "");
-}
-var RUN_COMMAND_FLAGS;
-var init_journal_life = __esm({
-  "src/run/apply/journal-life.ts"() {
+var NotReadableYet;
+var init_understand2 = __esm({
+  "src/run/apply/understand.ts"() {
     "use strict";
+    init_errors();
+    init_parse();
+    init_diagnose();
+    init_read_objects();
+    init_inputs();
+    init_understand();
+    init_compare();
     init_model();
-    init_holder();
-    init_store();
-    init_result2();
-    init_plan();
-    init_flags();
-    RUN_COMMAND_FLAGS = /* @__PURE__ */ new Set([
-      "--context",
-      "--kubeconfig",
-      ...KUBECTL_FLAGS.filter((flag) => flag.native && flag.role === "connection").flatMap((flag) => [
-        flag.long,
-        ...flag.short ? [flag.short] : []
-      ])
-    ]);
+    NotReadableYet = class extends Error {
+      constructor(stderr) {
+        super("kubectl cannot read these manifests yet");
+        this.stderr = stderr;
+      }
+      stderr;
+    };
   }
 });
 
-// src/run/apply/permissions.ts
+// src/run/apply/parts.ts
+async function planRun(inputs, options) {
+  const whole = applyRequest(options, inputs);
+  const phased = await phaseInputs(inputs);
+  if (!phased)
+    return {
+      parts: [{ custom: false, request: whole, documents: [] }],
+      phased: false,
+      origins: inputs.origins,
+      cleanup: async () => void 0
+    };
+  if (options.applyArgs.some((arg) => /^--prune(=|$)/.test(arg))) {
+    await phased.cleanup();
+    throw new InputError(
+      "this apply holds CustomResourceDefinitions or kguard.dev/phase objects, which kguard applies in phases, one kubectl apply each; with --prune each of them would prune the objects of the others. Next: apply the CRDs (and phase objects) on their own, or drop --prune; nothing was applied."
+    );
+  }
+  return {
+    parts: phased.parts.map((part) => ({
+      phase: part.phase,
+      custom: part.custom,
+      request: { ...whole, filenames: [part.directory], recursive: false },
+      documents: part.documents
+    })),
+    phased: true,
+    origins: new Map([...inputs.origins, ...phased.origins]),
+    cleanup: phased.cleanup
+  };
+}
+async function understandPlan(plan, options, deps) {
+  const said2 = plan.parts.map(() => []);
+  const readParts = (parts) => Promise.all(
+    parts.map(async (part) => {
+      const index = plan.parts.indexOf(part);
+      const reporter = { emit: (event) => said2[index].push(event), close: () => void 0 };
+      try {
+        part.understood = await understand(
+          part.request,
+          options,
+          plan,
+          { kubectl: deps.kubectl, reporter },
+          plan.phased ? readingOf(part) : void 0
+        );
+        if (part.understood.request) part.request = part.understood.request;
+      } catch (error2) {
+        if (!(error2 instanceof NotReadableYet)) throw error2;
+        said2[index].push({
+          kind: "phase-deferred",
+          phase: part.phase ?? "main",
+          documents: describe2(part),
+          dryRun: options.dryRun !== void 0
+        });
+      }
+    })
+  );
+  try {
+    await readParts(plan.parts.filter((part) => !part.custom));
+    const custom = plan.parts.filter((part) => part.custom);
+    if (custom.length > 0 && allServed(plan.parts)) await readParts(custom);
+    else
+      for (const part of custom)
+        said2[plan.parts.indexOf(part)].push({
+          kind: "phase-deferred",
+          phase: part.phase ?? "main",
+          documents: describe2(part),
+          dryRun: options.dryRun !== void 0
+        });
+  } finally {
+    for (const event of said2.flat()) deps.reporter.emit(event);
+  }
+  const read = plan.parts.flatMap((part) => part.understood ? [part.understood] : []);
+  if (!plan.phased) {
+    const [only] = read;
+    if (only.refs.length === 0) throw noObjects();
+    checkServerDryRun(only, only.current, plan, deps);
+    return only;
+  }
+  const refs = read.flatMap((understood) => understood.refs);
+  if (refs.length === 0 && read.length === plan.parts.length) throw noObjects();
+  const current2 = new Map(read.flatMap((understood) => [...understood.current]));
+  for (const understood of read) checkServerDryRun(understood, current2, plan, deps, refs);
+  const answers = read.flatMap((understood) => understood.server.ok ? [understood.server] : []);
+  return {
+    refs,
+    pruned: read.flatMap((understood) => understood.pruned),
+    server: {
+      ok: true,
+      objects: answers.flatMap((answer) => answer.objects),
+      pruned: answers.flatMap((answer) => answer.pruned),
+      warnings: ""
+    },
+    current: current2
+  };
+}
+async function readLater(part, plan, known, options, deps) {
+  const startedAt = deps.clock.now();
+  const patienceMs = Math.min(6e4, options.timeoutMs);
+  for (let wait = 250; ; wait = Math.min(wait * 2, 4e3)) {
+    try {
+      const understood = await understand(part.request, options, plan, deps, readingOf(part));
+      checkServerDryRun(understood, new Map([...known.current, ...understood.current]), plan, deps, [
+        ...known.refs,
+        ...understood.refs
+      ]);
+      return understood;
+    } catch (error2) {
+      if (!(error2 instanceof NotReadableYet)) throw error2;
+      if (deps.clock.now() - startedAt >= patienceMs) {
+        throw new KubectlError(
+          `kubectl still cannot read ${describe2(part).join(", ")} ${Math.round(patienceMs / 1e3)}s after their CustomResourceDefinitions were Established: ${errorLines(error2.stderr).join("; ")}. Next: check the CRDs (kubectl get crd) and the API server's discovery`
+        );
+      }
+      await deps.clock.sleep(wait);
+    }
+  }
+}
+function allServed(parts) {
+  return parts.every(
+    (part) => (part.understood?.refs ?? []).filter((ref) => ref.kind === "CustomResourceDefinition" && groupOf(ref.apiVersion) === "apiextensions.k8s.io").every((ref) => {
+      const live = part.understood.current.get(objectKey(ref));
+      return live !== void 0 && conditionOf(live, "Established")?.status === "True";
+    })
+  );
+}
+function readingOf(part) {
+  return { phase: part.phase, readLater: part.custom ? unknownKindsOnly : void 0 };
+}
+function unknownKindsOnly(stderr) {
+  const errors = errorLines(stderr);
+  return errors.length > 0 && errors.every(
+    (line) => /no matches for kind|ensure CRDs are installed first|error validating data: the server could not find the requested resource/.test(
+      line
+    )
+  );
+}
+function describe2(part) {
+  return part.documents.map(
+    (document2) => `${document2.kind ?? "object"}${document2.name ? ` "${document2.name}"` : ""} (${document2.where})`
+  );
+}
+function noObjects() {
+  return new InputError(
+    "the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied."
+  );
+}
+var init_parts = __esm({
+  "src/run/apply/parts.ts"() {
+    "use strict";
+    init_errors();
+    init_understand();
+    init_phase_files();
+    init_kube();
+    init_model();
+    init_parse();
+    init_understand2();
+  }
+});
+
+// src/run/apply/before-write/permissions.ts
 function restoreAccess(understood, options, resources) {
   const wouldBe = new Map(
     understood.server.ok ? understood.server.objects.map((object) => [objectKey(refOf(object)), object]) : []
@@ -68923,16 +69673,16 @@ function restoreAccess(understood, options, resources) {
   const planned = understood.refs.map((ref) => {
     const before = understood.current.get(objectKey(ref));
     const after = wouldBe.get(objectKey(ref));
-    if (!before) return { ref, change: { change: "created", after: after ?? stub(ref) }, verdict: "failed" };
-    if (!after) return { ref, change: { change: "configured", before, after: before, paths: [] }, verdict: "failed" };
-    return { ref, change: changeOf(before, after), verdict: "failed" };
+    if (!before) return { ref, change: { change: "created", after: after ?? stub(ref) } };
+    if (!after) return { ref, change: { change: "configured", before, after: before, paths: [] } };
+    return { ref, change: changeOf(before, after) };
   });
   for (const ref of understood.pruned) {
     const before = understood.current.get(objectKey(ref)) ?? prunedCopies.get(objectKey(ref));
-    if (before) planned.push({ ref, change: { change: "deleted", before }, verdict: "failed" });
+    if (before) planned.push({ ref, change: { change: "deleted", before } });
   }
   const needed = /* @__PURE__ */ new Map();
-  for (const step of planRestore(planned, "all", { keepCreated: options.keepCreated })) {
+  for (const step of planWholeRestore(planned, { keepCreated: options.keepCreated })) {
     for (const { verb, group, resource, namespace, why } of accessOf(step, resources)) {
       const key = `${verb} ${group}/${resource} ${namespace}`;
       if (!needed.has(key)) needed.set(key, { verb, group, resource, namespace, why });
@@ -69023,7 +69773,7 @@ function qualified(group, resource) {
   return group ? `${resource}.${group}` : resource;
 }
 var init_permissions = __esm({
-  "src/run/apply/permissions.ts"() {
+  "src/run/apply/before-write/permissions.ts"() {
     "use strict";
     init_errors();
     init_table2();
@@ -69033,218 +69783,236 @@ var init_permissions = __esm({
   }
 });
 
-// src/run/apply/preview.ts
-async function preview2(understood, before, request2, options, deps, startedAt) {
-  const wouldBe = /* @__PURE__ */ new Map();
-  if (understood.server.ok)
-    for (const object of understood.server.objects) wouldBe.set(objectKey(refOf(object)), object);
-  const actions = options.dryRun === "client" ? clientActions(understood.refs, await deps.kubectl.dryRunActions(request2)) : void 0;
-  const objects = understood.refs.map((ref) => {
-    const key = objectKey(ref);
-    const action = actions?.get(key);
-    if (action)
-      return {
-        ref,
-        changeKind: action === "configured" ? "configured" : action === "created" ? "created" : "unchanged",
-        changedFields: []
-      };
-    const wouldBeObject = wouldBe.get(key);
-    if (!wouldBeObject) return { ref, changeKind: before.has(key) ? "unchanged" : "created", changedFields: [] };
-    const change = changeOf(before.get(key), wouldBeObject);
-    return { ref, changeKind: change.change, changedFields: change.change === "configured" ? change.paths : [] };
-  });
-  const pruned = understood.pruned;
-  for (const ref of pruned) objects.push({ ref, changeKind: "deleted", changedFields: [] });
-  deps.reporter.emit({
-    kind: "preview",
-    strategy: options.dryRun ?? "server",
-    objects: objects.map(({ ref, changeKind, changedFields }) => ({ ref, change: changeKind, changedFields }))
-  });
-  if (options.diff) {
-    const diffs = await deps.kubectl.diff(request2, understood.refs);
-    for (const object of objects) {
-      const lines = diffs.get(objectKey(object.ref));
-      if (lines && (object.changeKind === "created" || object.changeKind === "configured"))
-        deps.reporter.emit({ kind: "diff", object: object.ref, lines });
+// src/run/apply/phases.ts
+function newPhasedApply() {
+  return { objects: [], applied: [], applyMs: 0, journalled: Promise.resolve() };
+}
+async function applyInPhases(context, state, options, deps) {
+  const stages = stagesOf(context.plan.parts);
+  const entries2 = /* @__PURE__ */ new Map();
+  for (const part of context.plan.parts)
+    for (const ref of part.understood?.refs ?? [])
+      entries2.set(objectKey(ref), entryOf(ref, context.before, part.phase));
+  for (const ref of context.pruned) entries2.set(objectKey(ref), entryOf(ref, context.before, void 0));
+  let stopped;
+  for (const [number, stage] of stages.entries()) {
+    if (stopped) {
+      skip(stage, stopped, state, context, deps);
+      continue;
     }
+    const unread = stage.parts.filter((part) => !part.understood);
+    if (unread.length > 0) {
+      const failure = await readNow(unread, stage, entries2, context, options, deps).catch(
+        (error2) => error2
+      );
+      if (failure) {
+        stopped = `phase ${stage.phase} could not be read: ${messageOf2(failure)}`;
+        if (!state.objects.some(isChange)) state.refused = failure;
+        else {
+          state.applyError = new KubectlError(`phase ${stage.phase} was not applied: ${messageOf2(failure)}`);
+          failUnjudged(state.objects, { source: "apply", message: state.applyError.message });
+        }
+        skip(stage, stopped, state, context, deps);
+        continue;
+      }
+    }
+    const refs = [
+      ...stage.parts.flatMap((part) => part.understood?.refs ?? []),
+      ...stage.phase ? [] : context.pruned
+    ];
+    if (refs.length === 0) continue;
+    if (stage.phase)
+      deps.reporter.emit({ kind: "phase", phase: stage.phase, number: number + 1, of: stages.length, objects: refs });
+    const applyStartedAt = deps.clock.now();
+    const { applied: applied2, applyError } = await applyManifests(requestOf(stage.parts), context.plan.origins, deps);
+    state.applyMs += deps.clock.now() - applyStartedAt;
+    state.applied.push(...applied2);
+    const away = new Persistence(deps.clock.now() + options.rollbackTimeoutMs, deps);
+    let after = RETRY;
+    while (after === RETRY) after = await away.attempt(() => snapshot(refs, deps));
+    if (after instanceof Error) {
+      state.unreadable = new Error(away.outage(after.message, "read it") ?? after.message);
+      state.objects.push(...unreadable(refs, context.before));
+      return;
+    }
+    const objects = detectChanges(refs, context.before, after, deps).map((object) => ({
+      ...object,
+      ...stageOf(stage)
+    }));
+    state.objects.push(...objects);
+    for (const ref of refs)
+      entries2.set(objectKey(ref), { ...entries2.get(objectKey(ref)), applied: after.get(objectKey(ref)) ?? null });
+    journalUpdate(context.journal, { state: "applied", objects: [...entries2.values()] }, state, deps);
+    if (applyError) {
+      state.applyError = applyError;
+      failUnjudged(objects, { source: "apply", message: applyError.message });
+      stopped = `kubectl apply failed in phase ${stage.phase}`;
+      continue;
+    }
+    if (deps.signal?.aborted) {
+      stopped = "the run was cancelled";
+      continue;
+    }
+    await track2(objects, options, deps);
+    const failed2 = objects.find((object) => object.verdict && STOPS.has(object.verdict.state));
+    if (failed2) stopped = `phase ${stage.phase} failed`;
+    if (stage.phase === "definitions") deps.kubectl.refreshDiscovery();
   }
-  return {
-    mode: "preview",
-    diff: options.diff === true,
-    objects,
-    applied: [],
-    rollbackMode: options.rollback,
-    outcome: "previewed",
-    applyMs: 0,
-    totalMs: deps.clock.now() - startedAt,
-    kubectlProcesses: deps.kubectl.spawned
-  };
 }
-function clientActions(refs, lines) {
-  const actions = /* @__PURE__ */ new Map();
-  let next = 0;
+async function readNow(unread, stage, entries2, context, options, deps) {
+  const known = { refs: [...entries2.values()].map((entry) => entry.ref), current: context.before };
+  for (const part of unread) part.understood = await readLater(part, context.plan, known, options, deps);
+  const refs = unread.flatMap((part) => part.understood.refs);
+  if (refs.length === 0) return;
+  if (options.rollback !== "none") for (const part of unread) await checkPermissions(part.understood, options, deps);
+  await context.lease?.(refs, stage.phase ?? "main");
+  for (const [key, object] of await snapshot(refs, deps)) context.before.set(key, object);
+  for (const ref of refs) entries2.set(objectKey(ref), entryOf(ref, context.before, stage.phase));
+  if (context.journal) {
+    await context.journal.update({ objects: [...entries2.values()] }).catch((error2) => {
+      throw new Error(`kguard could not journal their pre-apply copies (${messageOf2(error2)})`);
+    });
+  }
+}
+function skip(stage, because, state, context, deps) {
+  const refs = stage.parts.flatMap((part) => part.understood?.refs ?? []);
+  const documents = stage.parts.filter((part) => !part.understood).flatMap((part) => part.documents.map((document2) => document2.where));
+  if (stage.phase) deps.reporter.emit({ kind: "phase-skipped", phase: stage.phase, objects: refs, documents, because });
   for (const ref of refs) {
-    const index = lines.findIndex((line, position) => position >= next && line.name === ref.name);
-    if (index === -1) continue;
-    actions.set(objectKey(ref), lines[index].action);
-    next = index + 1;
+    const copy = context.before.get(objectKey(ref));
+    const change = changeOf(copy, copy);
+    state.objects.push({ ref, change, changeKind: change.change, changedFields: [], ...stageOf(stage) });
   }
-  return actions;
 }
-var init_preview = __esm({
-  "src/run/apply/preview.ts"() {
+function journalUpdate(journal, change, state, deps) {
+  if (!journal) return;
+  state.journalled = state.journalled.then(
+    () => journal.update(change).catch((error2) => deps.reporter.emit({ kind: "journal-warning", message: messageOf2(error2) }))
+  );
+}
+function stagesOf(parts) {
+  const stages = [];
+  for (const part of parts) {
+    const last = stages[stages.length - 1];
+    if (last && last.phase === part.phase) last.parts.push(part);
+    else stages.push({ phase: part.phase, parts: [part] });
+  }
+  return stages;
+}
+function stageOf(stage) {
+  return stage.phase ? { stage: PHASES.indexOf(stage.phase), phase: stage.phase } : {};
+}
+function entryOf(ref, before, phase) {
+  return { ref, before: before.get(objectKey(ref)) ?? null, ...phase ? { stage: PHASES.indexOf(phase) } : {} };
+}
+function requestOf(parts) {
+  const [first] = parts;
+  return { ...first.request, filenames: parts.flatMap((part) => part.request.filenames) };
+}
+async function applyManifests(request2, origins, deps) {
+  try {
+    const applied2 = await deps.kubectl.apply(request2);
+    deps.reporter.emit({ kind: "applied", objects: applied2, dryRun: false });
+    return { applied: applied2, applyError: void 0 };
+  } catch (caught) {
+    const error2 = caught instanceof KubectlError ? caught : new KubectlError(`kguard failed while kubectl applied: ${messageOf2(caught)}`);
+    const applyError = new KubectlError(
+      withOrigins(error2.message, origins),
+      error2.command,
+      error2.stderr,
+      error2.applied
+    );
+    deps.reporter.emit({ kind: "apply-failed", message: applyError.message, applied: [...error2.applied] });
+    return { applied: [...error2.applied], applyError };
+  }
+}
+function failUnjudged(objects, cause) {
+  for (const object of objects.filter(isChange)) {
+    const state = object.verdict?.state;
+    if (state === "failed" || state === "timed-out" || state === "conflict" || state === "gone") continue;
+    object.verdict = { state: "failed", progress: NO_PROGRESS, findings: [], cause };
+  }
+}
+function unreadable(refs, before) {
+  return refs.map((ref) => {
+    const copy = before.get(objectKey(ref));
+    return {
+      ref,
+      change: copy ? { change: "configured", before: copy, after: copy, paths: [] } : { change: "absent" },
+      changeKind: copy ? "configured" : "created",
+      changedFields: []
+    };
+  });
+}
+function messageOf2(error2) {
+  return error2 instanceof Error ? error2.message : String(error2);
+}
+var STOPS;
+var init_phases2 = __esm({
+  "src/run/apply/phases.ts"() {
     "use strict";
+    init_errors();
+    init_engine();
+    init_inputs();
+    init_phases();
     init_compare();
     init_model();
-  }
-});
-
-// src/kinds/before.ts
-function failingBeforeApply(ref, before, healthRules) {
-  if (!before || before.status === void 0) return void 0;
-  const overrides = overridesOf(before);
-  if (!overrides.track) return void 0;
-  const row = judgingRow(ref, overrides, healthRules);
-  if (row.plan(before, overrides)) return void 0;
-  const rules = row.rules(overrides);
-  if (!rules) return void 0;
-  const verdict = judge(rules, { object: before, snapshot: snapshotOf([before]) }, { applied: before }, /* @__PURE__ */ new Map(), {
-    now: 0,
-    startedAt: 0,
-    timeoutMs: 0
-  });
-  if (verdict.state === "healthy") return void 0;
-  return verdictText(verdict) ?? `it was ${verdict.state}`;
-}
-var init_before = __esm({
-  "src/kinds/before.ts"() {
-    "use strict";
-    init_resources();
-    init_engine();
-    init_overrides();
-    init_table2();
+    init_changes();
+    init_parts();
+    init_permissions();
+    init_understand2();
+    init_persist();
+    STOPS = /* @__PURE__ */ new Set(["failed", "timed-out", "conflict", "gone"]);
   }
 });
 
 // src/run/apply/restore-step.ts
 async function restore(objects, options, deps, failedAsUnit = false) {
-  const steps = planRestore(
+  const { steps, results } = await restoreObjects(
     objects.map((object) => ({
       ref: object.ref,
       change: object.change,
       verdict: object.verdict?.state
     })),
-    options.rollback,
-    { keepCreated: options.keepCreated, cancelled: deps.signal?.aborted, failedAsUnit }
-  );
-  if (steps.length === 0) return;
-  const stages = new Map(
-    objects.flatMap((object) => object.stage === void 0 ? [] : [[objectKey(object.ref), object.stage]])
-  );
-  const results = await executeRestore(steps, { deadlineMs: options.rollbackTimeoutMs, stages }, deps);
-  for (const object of objects) object.restore = results.get(objectKey(object.ref));
-  if (deps.signal?.aborted) return;
-  const restored = objects.filter(
-    (object) => object.restore?.status === "restored" || object.restore?.status === "recreated" || object.restore?.status === "replaced"
-  );
-  const outcomes = await trackWorkloads(
-    restored.flatMap(
-      (object) => object.restore && "restored" in object.restore && object.restore.restored ? [{ ref: object.ref, applied: object.restore.restored, before: void 0 }] : []
-    ),
-    trackOptionsFor(options, "rollback"),
+    {
+      mode: options.rollback,
+      keepCreated: options.keepCreated,
+      cancelled: deps.signal?.aborted,
+      failedAsUnit,
+      deadlineMs: options.rollbackTimeoutMs,
+      stages: new Map(
+        objects.flatMap(
+          (object) => object.stage === void 0 ? [] : [[objectKey(object.ref), object.stage]]
+        )
+      )
+    },
     deps
   );
-  for (const object of restored) {
-    const outcome = outcomes.get(objectKey(object.ref));
-    if (!outcome?.tracked) continue;
-    if (deps.signal?.aborted && outcome.verdict.state !== "healthy") continue;
-    const why = outcome.diagnosis?.summary ?? verdictText(outcome.verdict) ?? `it ended ${outcome.verdict.state}`;
-    const failingBefore = outcome.verdict.state === "healthy" ? void 0 : failingBeforeApply(
-      object.ref,
-      "before" in object.change ? object.change.before : void 0,
-      trackOptionsFor(options, "rollback").healthRules
-    );
-    object.afterRestore = {
-      state: outcome.verdict.state,
-      summary: outcome.diagnosis?.summary,
-      elapsedMs: outcome.elapsedMs,
-      ...failingBefore === void 0 ? {} : { failingBefore }
-    };
-    if (failingBefore !== void 0) {
-      deps.reporter.emit({
-        kind: "restored-failing-before",
-        workload: object.ref,
-        before: failingBefore,
-        now: why,
-        command: deps.kubectl.commandLine(["describe", kubectlName(object.ref), ...namespaceArgs(object.ref)])
-      });
-    } else if (outcome.verdict.state === "healthy" && outcome.verdict.progress) {
-      deps.reporter.emit({
-        kind: "rolled-back",
-        workload: object.ref,
-        progress: outcome.verdict.progress,
-        elapsedMs: outcome.elapsedMs
-      });
-    } else {
-      deps.reporter.emit({
-        kind: "rollback-unhealthy",
-        workload: object.ref,
-        reason: why,
-        commands: [
-          deps.kubectl.commandLine(["rollout", "status", kubectlName(object.ref), ...namespaceArgs(object.ref)]),
-          deps.kubectl.commandLine(["describe", kubectlName(object.ref), ...namespaceArgs(object.ref)])
-        ]
-      });
-    }
+  if (steps.length === 0) return;
+  for (const object of objects) object.restore = results.get(objectKey(object.ref));
+  if (deps.signal?.aborted) return;
+  const ended = await trackWrittenBack(
+    objects.map((object) => ({
+      ref: object.ref,
+      result: object.restore,
+      before: "before" in object.change ? object.change.before : void 0
+    })),
+    { track: trackOptionsFor(options, "rollback"), cancelled: deps.signal },
+    deps
+  );
+  for (const object of objects) {
+    const end = ended.get(objectKey(object.ref));
+    if (!end) continue;
+    const { said: _said, ...afterRestore } = end;
+    object.afterRestore = afterRestore;
   }
 }
 var init_restore_step = __esm({
   "src/run/apply/restore-step.ts"() {
     "use strict";
     init_model();
-    init_plan();
-    init_restore();
-    init_workloads();
-    init_engine();
-    init_before();
+    init_entry();
     init_track_options();
-  }
-});
-
-// src/run/apply/restore-limits.ts
-function restoreLimits(understood) {
-  if (!understood.server.ok) return [];
-  const wouldBe = new Map(
-    understood.server.objects.map((object) => [objectKey(refOf(object)), object])
-  );
-  const limits = [];
-  for (const ref of understood.refs) {
-    const before = understood.current.get(objectKey(ref));
-    const after = wouldBe.get(objectKey(ref));
-    if (!before || !after || changeOf(before, after).change !== "configured") continue;
-    const rule = rowFor(ref).putBack?.(before, after);
-    if (rule?.how === "impossible")
-      limits.push({ kind: "restore-limit", object: ref, how: "cannot-restore", detail: rule.why });
-    if (rule?.how === "delete-and-create")
-      limits.push({ kind: "restore-limit", object: ref, how: "delete-and-create", detail: rule.why });
-  }
-  const pruned = new Map(
-    understood.server.pruned.map((object) => [objectKey(refOf(object)), object])
-  );
-  for (const ref of understood.pruned) {
-    const before = understood.current.get(objectKey(ref)) ?? pruned.get(objectKey(ref));
-    const created = before ? createFor(ref, before) : void 0;
-    if (created?.why) limits.push({ kind: "restore-limit", object: ref, how: "finished-job", detail: created.why });
-  }
-  return limits;
-}
-var init_restore_limits = __esm({
-  "src/run/apply/restore-limits.ts"() {
-    "use strict";
-    init_table2();
-    init_compare();
-    init_model();
-    init_steps();
   }
 });
 
@@ -69425,7 +70193,7 @@ async function look(watched2, source, startedAt, run, deps) {
 async function lastLook(watched2, run, deps) {
   const unseen = watched2.filter((entry) => !entry.seen);
   for (const [namespace, types] of typesByNamespace(unseen)) {
-    const reading = await deps.kubectl.workloadState(namespace, types).catch((error2) => error2 instanceof Error ? error2 : new Error(String(error2)));
+    const reading = await deps.kubectl.workloadSnapshot(namespace, types).catch((error2) => error2 instanceof Error ? error2 : new Error(String(error2)));
     for (const entry of unseen.filter((candidate) => candidate.target.workload.namespace === namespace)) {
       const stop = await judgeOne(entry, reading, deps.clock.now(), run, deps);
       if (stop) return stop;
@@ -69784,9 +70552,9 @@ var init_job2 = __esm({
 });
 
 // src/run/apply/verify-step.ts
-import { mkdtemp as mkdtemp3, rm as rm3, writeFile as writeFile3 } from "node:fs/promises";
-import { tmpdir as tmpdir4 } from "node:os";
-import path13 from "node:path";
+import { mkdtemp as mkdtemp4, rm as rm4, writeFile as writeFile4 } from "node:fs/promises";
+import { tmpdir as tmpdir5 } from "node:os";
+import path14 from "node:path";
 function verifies(options) {
   return options.verifyCommands.length > 0 || options.verifyJobs.length > 0 || options.bakeMs > 0;
 }
@@ -69892,14 +70660,14 @@ function privateReportFile() {
   let directory;
   return {
     async write(json) {
-      directory ??= mkdtemp3(path13.join(tmpdir4(), "kguard-verify-"));
-      const file = path13.join(await directory, "report.json");
-      await writeFile3(file, `${json}
+      directory ??= mkdtemp4(path14.join(tmpdir5(), "kguard-verify-"));
+      const file = path14.join(await directory, "report.json");
+      await writeFile4(file, `${json}
 `, { mode: 384 });
       return file;
     },
     async remove() {
-      if (directory) await rm3(await directory, { recursive: true, force: true });
+      if (directory) await rm4(await directory, { recursive: true, force: true });
     }
   };
 }
@@ -69918,703 +70686,121 @@ var init_verify_step = __esm({
   }
 });
 
-// src/run/apply/history-step.ts
-function keptInHistory(result, journal, options) {
-  return journal !== void 0 && options.history > 0 && result.outcome === "succeeded";
-}
-function historyRecordsOf(result, objects, journal, context, options) {
-  const whole = historyRecordOf(result, objects, journal, context, options);
-  const byNamespace = /* @__PURE__ */ new Map();
-  for (const entry of whole.objects) {
-    const namespace = entry.ref.namespace || journal.namespace;
-    byNamespace.set(namespace, [...byNamespace.get(namespace) ?? [], entry]);
-  }
-  return [...byNamespace].map(([namespace, entries2]) => ({ ...whole, namespace, objects: entries2 }));
-}
-function historyRecordOf(result, objects, journal, context, options) {
-  return {
-    runId: journal.runId,
-    namespace: journal.namespace,
-    startedAt: context.startedAt,
-    finishedAt: (/* @__PURE__ */ new Date()).toISOString(),
-    user: context.target?.user ?? "",
-    context: context.target?.context ?? "",
-    command: options.commandLine ?? "kguard apply",
-    inputsDigest: context.digest,
-    outcome: result.outcome,
-    objects: objects.filter(isChange).map((object) => ({
-      ref: object.ref,
-      change: object.changeKind,
-      before: beforeOf(object.change) ?? null,
-      applied: "after" in object.change ? object.change.after : null
-    }))
-  };
-}
-async function writeHistory(records, options, deps) {
-  await Promise.all(
-    records.map(
-      (record) => keepHistory(deps.kubectl, record, options.history, Math.min(6e4, options.timeoutMs)).catch(
-        (error2) => deps.reporter.emit({
-          kind: "journal-warning",
-          message: error2 instanceof Error ? error2.message : String(error2)
-        })
-      )
+// src/run/apply/after-write.ts
+async function afterTheWrite(reading, guard, started, options, deps, holds) {
+  const { plan, understood, target, runId, home, recovered } = reading;
+  const { journal } = guard;
+  const state = newPhasedApply();
+  const context = { plan, before: guard.before, pruned: understood.pruned, journal, lease: guard.lease };
+  const resultOf = (objects2, verification2) => withOutcome({
+    mode: "apply",
+    target,
+    objects: objects2.map(({ change: _change, newPods: _pods, stage: _stage, ...object }) => object),
+    applied: state.applied,
+    applyError: state.applyError?.message,
+    cancelled: deps.signal?.aborted ? cancelReason(deps.signal) : void 0,
+    rollbackMode: options.rollback,
+    verification: verification2,
+    ...guard.images && guard.images.length > 0 ? { images: guard.images } : {},
+    applyMs: state.applyMs,
+    totalMs: deps.clock.now() - started.at,
+    kubectlProcesses: deps.kubectl.spawned
+  });
+  const { objects, verification } = await applyAndJudge(
+    context,
+    state,
+    options,
+    deps,
+    async (pending) => verifyAndBake(
+      pending,
+      {
+        runId,
+        namespace: home,
+        target,
+        jobs: guard.verifyJobs,
+        resultSoFar: (sofar) => resultOf(pending, sofar)
+      },
+      options,
+      deps
     )
   );
+  const result = { ...resultOf(objects, verification), ...recovered.length > 0 ? { recoveredRuns: recovered } : {} };
+  if (journal) {
+    const digest = await reading.inputsDigest ?? "unknown (the inputs could not be read again)";
+    holds.ending = endTheRun(result, objects, journal, { target, digest, startedAt: started.iso }, options, deps);
+  }
+  return result;
 }
-var init_history_step = __esm({
-  "src/run/apply/history-step.ts"() {
-    "use strict";
-    init_history_store();
-    init_compare();
-    init_changes();
-  }
-});
-
-// src/manifests/understand.ts
-function objectsOfApply(objects) {
-  const seen = /* @__PURE__ */ new Set();
-  const refs = [];
-  for (const object of objects) {
-    const ref = refOf(object);
-    const key = objectKey(ref);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    refs.push(ref);
-  }
-  return refs;
+function endTheRun(result, objects, journal, history, options, deps) {
+  const records = keptInHistory(result, journal, options) ? historyRecordsOf(result, objects, journal, history, options) : [];
+  if (records.length > 0)
+    deps.reporter.emit({
+      kind: "history-kept",
+      runId: records[0].runId,
+      namespaces: records.map((record) => record.namespace),
+      keep: options.history
+    });
+  return Promise.all([
+    writeHistory(records, options, deps),
+    endJournal(journal, result, deps, options.keepJournal)
+  ]).then(() => void 0);
 }
-function differingDuplicates(objects) {
-  const first = /* @__PURE__ */ new Map();
-  const found = /* @__PURE__ */ new Map();
-  for (const object of objects) {
-    const key = objectKey(refOf(object));
-    const earlier = first.get(key);
-    if (!earlier) {
-      first.set(key, object);
-      continue;
-    }
-    const paths = changedPaths(contentOf(earlier), contentOf(object)).filter(
-      (path16) => path16 !== `metadata.annotations.${LAST_APPLIED4}`
-    );
-    if (paths.length > 0 && !found.has(key)) found.set(key, { ref: refOf(object), paths });
-  }
-  return [...found.values()];
-}
-function judgeServerDryRun(stderr, refs, namespacesCreatedByApply) {
-  const errors = errorLines(stderr);
-  const waivedNamespaces = /* @__PURE__ */ new Set();
-  const refused = [];
-  for (const line of errors) {
-    const missing = /namespaces "([^"]+)" not found/.exec(line)?.[1];
-    if (missing !== void 0 && namespacesCreatedByApply.has(missing)) waivedNamespaces.add(missing);
-    else refused.push(line);
-  }
-  if (refused.length > 0 || errors.length === 0)
-    return { accepted: false, errors: refused.length > 0 ? refused : [stderr.trim()] };
-  return {
-    accepted: true,
-    waived: [...waivedNamespaces].map((namespace) => ({
-      namespace,
-      objects: refs.filter((ref) => ref.namespace === namespace)
-    }))
-  };
-}
-function errorLines(stderr) {
-  const lines = stderr.split("\n").map((line) => line.trim());
-  const errors = [];
-  for (const line of lines) {
-    if (line === "" || /^Warning:/.test(line)) continue;
-    if (/^(Error from server|error:|Error:)/.test(line) || errors.length === 0) errors.push(line);
-    else errors[errors.length - 1] += ` ${line}`;
-  }
-  return errors;
-}
-var LAST_APPLIED4;
-var init_understand = __esm({
-  "src/manifests/understand.ts"() {
-    "use strict";
-    init_model();
-    init_compare();
-    LAST_APPLIED4 = "kubectl.kubernetes.io/last-applied-configuration";
-  }
-});
-
-// src/manifests/phase-files.ts
-import { mkdtemp as mkdtemp4, readFile as readFile7, rm as rm4, mkdir, writeFile as writeFile4 } from "node:fs/promises";
-import { tmpdir as tmpdir5 } from "node:os";
-import path14 from "node:path";
-async function phaseInputs(inputs) {
-  const files = manifestFiles(inputs.filenames, inputs.recursive);
-  const texts = await Promise.all(
-    files.map(async (file) => ({ file, text: await readFile7(file, "utf8").catch(() => void 0) }))
-  );
-  if (texts.some(({ text: text2 }) => text2 === void 0) || !texts.some(({ text: text2 }) => MAY_NEED_PHASES.test(text2)))
-    return void 0;
-  const placed = [];
-  for (const { file, text: text2 } of texts) {
-    const documents = splitDocuments(text2);
-    if (!documents) return void 0;
-    const origin = inputs.origins.get(file) ?? file;
-    for (const document2 of documents) placed.push({ origin, document: document2 });
-  }
-  const planned = planPhases(placed);
-  if (!planned) return void 0;
-  const root = await mkdtemp4(path14.join(tmpdir5(), "kguard-phases-"));
-  const phased = {
-    parts: [],
-    origins: /* @__PURE__ */ new Map(),
-    cleanup: () => rm4(root, { recursive: true, force: true })
-  };
+async function applyAndJudge(context, state, options, deps, verifyAndBake2) {
+  let verification;
   try {
-    for (const [number, part] of planned.entries()) {
-      const directory = path14.join(root, `${number + 1}-${part.phase}${part.custom ? "-custom" : ""}`);
-      await mkdir(directory, { mode: 448 });
-      for (const [position, document2] of part.documents.entries()) {
-        const file = path14.join(
-          directory,
-          `${String(position + 1).padStart(6, "0")}.${document2.document.json ? "json" : "yaml"}`
-        );
-        await writeFile4(file, document2.document.text, { mode: 384 });
-        phased.origins.set(file, where(document2));
-      }
-      phased.parts.push({
-        phase: part.phase,
-        custom: part.custom,
-        directory,
-        documents: part.documents.map((document2) => ({
-          where: where(document2),
-          kind: document2.document.head?.kind,
-          name: document2.document.head?.name
-        }))
-      });
+    await applyInPhases(context, state, options, deps);
+    const refusal2 = state.refused ?? (state.applyError && !state.objects.some(isChange) ? state.applyError : void 0);
+    if (refusal2) {
+      await state.journalled;
+      await context.journal?.finish().catch(() => void 0);
+      throw refusal2;
     }
-    return phased;
+    if (state.unreadable) return { objects: unreadable2(state, context.journal, deps) };
+    if (!state.applyError) verification = await verifyAndBake2(state.objects);
   } catch (error2) {
-    await phased.cleanup();
-    throw error2;
+    if (error2 === state.applyError || error2 === state.refused) throw error2;
+    deps.reporter.emit({ kind: "internal-error", message: messageOf3(error2) });
+    failUnjudged(state.objects, { source: "internal", message: messageOf3(error2) });
   }
-}
-var init_phase_files = __esm({
-  "src/manifests/phase-files.ts"() {
-    "use strict";
-    init_documents();
-    init_locate();
-    init_quick_look();
-    init_phases();
-  }
-});
-
-// src/run/apply/understand.ts
-async function understand(request2, options, inputs, deps, part) {
-  const clientOnly = options.dryRun === "client";
-  const identityRequest = clientOnly ? request2 : { ...request2, applyArgs: [...options.selectionArgs, "--validate=false"] };
-  if (!clientOnly) {
-    const serverRun = deps.kubectl.dryRun(request2, "server");
-    const byChannel = !options.dryRun && deps.kubectl.openChannel();
-    const liveRun = byChannel ? void 0 : deps.kubectl.readApplied({ ...request2, applyArgs: options.selectionArgs }).catch((error2) => error2 instanceof Error ? error2 : new Error(String(error2)));
-    const server = await serverRun;
-    const refs = server.ok ? objectsOfApply(server.objects) : [];
-    if (server.ok) refuseDiffering(server.objects);
-    if (server.ok && refs.length > 0) {
-      deps.reporter.emit({ kind: "understood", objects: refs, ...part?.phase ? { applyPhase: part.phase } : {} });
-      const live = await liveRun;
-      const current2 = live === void 0 || live instanceof Error ? await snapshot(refs, deps) : liveCopies(live, refs);
-      sayWarnings(server.warnings, deps);
-      const applied2 = new Set(refs.map(objectKey));
-      const pruned = objectsOfApply(server.pruned).filter((ref) => !applied2.has(objectKey(ref)));
-      return { refs, pruned, server, current: current2 };
-    }
-    return await readByClient(server, identityRequest, inputs, deps, part);
-  }
-  return await readByClient(void 0, identityRequest, inputs, deps, part);
-}
-function liveCopies(live, refs) {
-  const wanted = new Set(refs.map(objectKey));
-  const copies2 = /* @__PURE__ */ new Map();
-  for (const object of live) {
-    const key = objectKey(refOf(object));
-    if (wanted.has(key)) copies2.set(key, object);
-  }
-  return copies2;
-}
-function sayWarnings(stderr, deps) {
-  const warnings = kubectlWarnings(stderr);
-  if (warnings.length > 0) deps.reporter.emit({ kind: "kubectl-warnings", lines: warnings });
-}
-async function readByClient(server, identityRequest, inputs, deps, part) {
-  const client = await deps.kubectl.dryRun(identityRequest, "client");
-  if (!client.ok && part) {
-    if (/no objects passed to apply/.test(client.stderr))
-      return {
-        refs: [],
-        pruned: [],
-        server: { ok: true, objects: [], pruned: [], warnings: "" },
-        current: /* @__PURE__ */ new Map()
+  await state.journalled;
+  try {
+    await restore(state.objects, options, deps, verificationFailed(verification));
+  } catch (error2) {
+    deps.reporter.emit({ kind: "internal-error", message: messageOf3(error2) });
+    for (const object of state.objects.filter(isChange)) {
+      object.restore ??= {
+        status: "failed",
+        reason: `kguard failed while restoring it: ${messageOf3(error2)}`,
+        commands: finishCommands(context.journal, deps)
       };
-    if (part.readLater?.(client.stderr)) throw new NotReadableYet(client.stderr);
-  }
-  if (!client.ok) {
-    const said2 = client.stderr.trim() === "" && server && !server.ok && server.stderr.trim() !== "" ? server : client;
-    const failure = diagnoseKubectlFailure({
-      exitCode: 1,
-      stdout: "",
-      stderr: said2.stderr,
-      timedOut: said2.timedOut
-    });
-    const message = `kubectl cannot read the manifests: ${withOrigins(failure.detail, inputs.origins)}. Next: ${failure.nextStep}; nothing was applied.`;
-    if (failure.kind === "unreachable" || failure.kind === "forbidden" || failure.kind === "unauthorized" || client.timedOut) {
-      throw new KubectlError(message, void 0, client.stderr);
-    }
-    throw new InputError(message);
-  }
-  const refs = objectsOfApply(client.objects);
-  refuseDiffering(client.objects);
-  if (refs.length === 0) {
-    throw new InputError(
-      "the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied."
-    );
-  }
-  deps.reporter.emit({ kind: "understood", objects: refs, ...part?.phase ? { applyPhase: part.phase } : {} });
-  const current2 = await snapshot(refs, deps);
-  if (server?.ok) sayWarnings(server.warnings, deps);
-  const answer = server ?? client;
-  const applied2 = new Set(refs.map(objectKey));
-  const pruned = answer.ok ? objectsOfApply(answer.pruned).filter((ref) => !applied2.has(objectKey(ref))) : [];
-  return { refs, pruned, server: answer, current: current2 };
-}
-async function snapshot(refs, deps) {
-  const read = await readObjects(deps.kubectl, refs);
-  if (read.unread.length > 0) throw read.unread[0].error;
-  return read.live;
-}
-function checkServerDryRun(understood, before, inputs, deps, allRefs = understood.refs) {
-  if (understood.server.ok) return;
-  const createdNamespaces = new Set(
-    allRefs.filter((ref) => ref.kind === "Namespace" && ref.apiVersion === "v1" && !before.has(objectKey(ref))).map((ref) => ref.name)
-  );
-  const judgement = judgeServerDryRun(understood.server.stderr, understood.refs, createdNamespaces);
-  if (judgement.accepted) {
-    for (const { namespace, objects } of judgement.waived)
-      deps.reporter.emit({ kind: "dry-run-waived", namespace, objects });
-    return;
-  }
-  const failure = diagnoseKubectlFailure({
-    exitCode: 1,
-    stdout: "",
-    stderr: judgement.errors.join("\n"),
-    timedOut: understood.server.timedOut
-  });
-  const quoted = withOrigins(judgement.errors.join("; "), inputs.origins);
-  if (failure.kind === "invalid" || failure.kind === "not-found" || failure.kind === "other") {
-    throw new InputError(
-      `the API server refused the manifests in a dry run: ${quoted}. Next: ${failure.nextStep}; nothing was applied.`
-    );
-  }
-  throw new KubectlError(
-    `kubectl could not check the manifests with the API server (dry run): ${quoted}. Next: ${failure.nextStep}; nothing was applied.`,
-    void 0,
-    understood.server.stderr
-  );
-}
-function changesNothing(understood) {
-  if (!understood.server.ok || understood.pruned.length > 0) return false;
-  const wouldBe = new Map(understood.server.objects.map((object) => [objectKey(refOf(object)), object]));
-  return understood.refs.every((ref) => {
-    const key = objectKey(ref);
-    const stored = wouldBe.get(key);
-    return stored !== void 0 && understood.current.has(key) && changeOf(understood.current.get(key), stored).change === "unchanged";
-  });
-}
-async function checkRestorable(refs, deps) {
-  const createsKinds = refs.some((ref) => ref.kind === "CustomResourceDefinition");
-  const resources = await deps.kubectl.apiResources(refs.map((ref) => ref.apiVersion)).catch((error2) => error2);
-  if (createsKinds) return;
-  const next = "check the API server and its APIServices (kubectl get apiservices), or run with --rollback none to apply without a restore; nothing was applied";
-  if (resources instanceof Error)
-    throw new KubectlError(`kguard cannot tell how it would restore this apply: ${resources.message}. Next: ${next}.`);
-  const unknown = refs.find((ref) => !resources.has(kindKey(ref)));
-  if (unknown)
-    throw new KubectlError(
-      `kguard cannot tell how it would restore ${unknown.kind} (${unknown.apiVersion}): the API server's discovery does not list it. Next: ${next}.`
-    );
-}
-function kubectlWarnings(stderr) {
-  return [
-    ...new Set(
-      stderr.split("\n").map((line) => line.trim()).filter((line) => line.startsWith("Warning: "))
-    )
-  ];
-}
-function refuseDiffering(objects) {
-  const twice = differingDuplicates(objects);
-  if (twice.length > 0) {
-    const named = twice.map(
-      ({ ref, paths }) => `${describeObject(ref)} (different ${paths.slice(0, 3).join(", ")}${paths.length > 3 ? ", \u2026" : ""})`
-    );
-    throw new InputError(
-      `${named.join("; ")} ${twice.length === 1 ? "is" : "are"} written more than once in this apply, and the copies differ: kubectl would apply each in turn and the last would win. Next: keep one copy of each; nothing was applied.`
-    );
-  }
-}
-var NotReadableYet;
-var init_understand2 = __esm({
-  "src/run/apply/understand.ts"() {
-    "use strict";
-    init_errors();
-    init_diagnose();
-    init_read_objects();
-    init_inputs();
-    init_understand();
-    init_compare();
-    init_model();
-    NotReadableYet = class extends Error {
-      constructor(stderr) {
-        super("kubectl cannot read these manifests yet");
-        this.stderr = stderr;
-      }
-      stderr;
-    };
-  }
-});
-
-// src/run/apply/parts.ts
-async function planRun(inputs, options) {
-  const whole = applyRequest(options, inputs);
-  const phased = await phaseInputs(inputs);
-  if (!phased)
-    return {
-      parts: [{ custom: false, request: whole, documents: [] }],
-      phased: false,
-      origins: inputs.origins,
-      cleanup: async () => void 0
-    };
-  if (options.applyArgs.some((arg) => /^--prune(=|$)/.test(arg))) {
-    await phased.cleanup();
-    throw new InputError(
-      "this apply holds CustomResourceDefinitions or kguard.dev/phase objects, which kguard applies in phases, one kubectl apply each; with --prune each of them would prune the objects of the others. Next: apply the CRDs (and phase objects) on their own, or drop --prune; nothing was applied."
-    );
-  }
-  return {
-    parts: phased.parts.map((part) => ({
-      phase: part.phase,
-      custom: part.custom,
-      request: { ...whole, filenames: [part.directory], recursive: false },
-      documents: part.documents
-    })),
-    phased: true,
-    origins: new Map([...inputs.origins, ...phased.origins]),
-    cleanup: phased.cleanup
-  };
-}
-async function understandPlan(plan, options, deps) {
-  const said2 = plan.parts.map(() => []);
-  const readParts = (parts) => Promise.all(
-    parts.map(async (part) => {
-      const index = plan.parts.indexOf(part);
-      const reporter = { emit: (event) => said2[index].push(event), close: () => void 0 };
-      try {
-        part.understood = await understand(
-          part.request,
-          options,
-          plan,
-          { kubectl: deps.kubectl, reporter },
-          plan.phased ? readingOf(part) : void 0
-        );
-      } catch (error2) {
-        if (!(error2 instanceof NotReadableYet)) throw error2;
-        said2[index].push({
-          kind: "phase-deferred",
-          phase: part.phase ?? "main",
-          documents: describe2(part),
-          dryRun: options.dryRun !== void 0
-        });
-      }
-    })
-  );
-  try {
-    await readParts(plan.parts.filter((part) => !part.custom));
-    const custom = plan.parts.filter((part) => part.custom);
-    if (custom.length > 0 && allServed(plan.parts)) await readParts(custom);
-    else
-      for (const part of custom)
-        said2[plan.parts.indexOf(part)].push({
-          kind: "phase-deferred",
-          phase: part.phase ?? "main",
-          documents: describe2(part),
-          dryRun: options.dryRun !== void 0
-        });
-  } finally {
-    for (const event of said2.flat()) deps.reporter.emit(event);
-  }
-  const read = plan.parts.flatMap((part) => part.understood ? [part.understood] : []);
-  if (!plan.phased) {
-    const [only] = read;
-    if (only.refs.length === 0) throw noObjects();
-    checkServerDryRun(only, only.current, plan, deps);
-    return only;
-  }
-  const refs = read.flatMap((understood) => understood.refs);
-  if (refs.length === 0 && read.length === plan.parts.length) throw noObjects();
-  const current2 = new Map(read.flatMap((understood) => [...understood.current]));
-  for (const understood of read) checkServerDryRun(understood, current2, plan, deps, refs);
-  const answers = read.flatMap((understood) => understood.server.ok ? [understood.server] : []);
-  return {
-    refs,
-    pruned: read.flatMap((understood) => understood.pruned),
-    server: {
-      ok: true,
-      objects: answers.flatMap((answer) => answer.objects),
-      pruned: answers.flatMap((answer) => answer.pruned),
-      warnings: ""
-    },
-    current: current2
-  };
-}
-async function readLater(part, plan, known, options, deps) {
-  const startedAt = deps.clock.now();
-  const patienceMs = Math.min(6e4, options.timeoutMs);
-  for (let wait = 250; ; wait = Math.min(wait * 2, 4e3)) {
-    try {
-      const understood = await understand(part.request, options, plan, deps, readingOf(part));
-      checkServerDryRun(understood, new Map([...known.current, ...understood.current]), plan, deps, [
-        ...known.refs,
-        ...understood.refs
-      ]);
-      return understood;
-    } catch (error2) {
-      if (!(error2 instanceof NotReadableYet)) throw error2;
-      if (deps.clock.now() - startedAt >= patienceMs) {
-        throw new KubectlError(
-          `kubectl still cannot read ${describe2(part).join(", ")} ${Math.round(patienceMs / 1e3)}s after their CustomResourceDefinitions were Established: ${errorLines(error2.stderr).join("; ")}. Next: check the CRDs (kubectl get crd) and the API server's discovery`
-        );
-      }
-      await deps.clock.sleep(wait);
     }
   }
+  return { objects: state.objects, verification };
 }
-function allServed(parts) {
-  return parts.every(
-    (part) => (part.understood?.refs ?? []).filter((ref) => ref.kind === "CustomResourceDefinition" && groupOf(ref.apiVersion) === "apiextensions.k8s.io").every((ref) => {
-      const live = part.understood.current.get(objectKey(ref));
-      return live !== void 0 && conditionOf(live, "Established")?.status === "True";
-    })
-  );
+function unreadable2(state, journal, deps) {
+  const reason = `kguard could not read it after the apply (${messageOf3(state.unreadable)}), so it may or may not have changed`;
+  for (const object of state.objects.filter(isChange))
+    object.restore = { status: "failed", reason, commands: finishCommands(journal, deps) };
+  return state.objects;
 }
-function readingOf(part) {
-  return { phase: part.phase, readLater: part.custom ? unknownKindsOnly : void 0 };
+function finishCommands(journal, deps) {
+  if (!journal) return [];
+  return [rollbackCommand(journal.runId, deps.kubectl)];
 }
-function unknownKindsOnly(stderr) {
-  const errors = errorLines(stderr);
-  return errors.length > 0 && errors.every(
-    (line) => /no matches for kind|ensure CRDs are installed first|error validating data: the server could not find the requested resource/.test(
-      line
-    )
-  );
-}
-function describe2(part) {
-  return part.documents.map(
-    (document2) => `${document2.kind ?? "object"}${document2.name ? ` "${document2.name}"` : ""} (${document2.where})`
-  );
-}
-function noObjects() {
-  return new InputError(
-    "the manifests hold no Kubernetes objects (kubectl found none to apply). Check the -f/-k arguments; nothing was applied."
-  );
-}
-var init_parts = __esm({
-  "src/run/apply/parts.ts"() {
-    "use strict";
-    init_errors();
-    init_understand();
-    init_phase_files();
-    init_kube();
-    init_model();
-    init_parse();
-    init_understand2();
-  }
-});
-
-// src/run/apply/phases.ts
-function newPhasedApply() {
-  return { objects: [], applied: [], applyMs: 0, journalled: Promise.resolve() };
-}
-async function applyInPhases(context, state, options, deps) {
-  const stages = stagesOf(context.plan.parts);
-  const entries2 = /* @__PURE__ */ new Map();
-  for (const part of context.plan.parts)
-    for (const ref of part.understood?.refs ?? [])
-      entries2.set(objectKey(ref), entryOf(ref, context.before, part.phase));
-  for (const ref of context.pruned) entries2.set(objectKey(ref), entryOf(ref, context.before, void 0));
-  let stopped;
-  for (const [number, stage] of stages.entries()) {
-    if (stopped) {
-      skip(stage, stopped, state, context, deps);
-      continue;
-    }
-    const unread = stage.parts.filter((part) => !part.understood);
-    if (unread.length > 0) {
-      const failure = await readNow(unread, stage, entries2, context, options, deps).catch(
-        (error2) => error2
-      );
-      if (failure) {
-        stopped = `phase ${stage.phase} could not be read: ${messageOf2(failure)}`;
-        if (!state.objects.some(isChange)) state.refused = failure;
-        else {
-          state.applyError = new KubectlError(`phase ${stage.phase} was not applied: ${messageOf2(failure)}`);
-          failUnjudged(state.objects, { source: "apply", message: state.applyError.message });
-        }
-        skip(stage, stopped, state, context, deps);
-        continue;
-      }
-    }
-    const refs = [
-      ...stage.parts.flatMap((part) => part.understood?.refs ?? []),
-      ...stage.phase ? [] : context.pruned
-    ];
-    if (refs.length === 0) continue;
-    if (stage.phase)
-      deps.reporter.emit({ kind: "phase", phase: stage.phase, number: number + 1, of: stages.length, objects: refs });
-    const applyStartedAt = deps.clock.now();
-    const { applied: applied2, applyError } = await applyManifests(requestOf(stage.parts), context.plan.origins, deps);
-    state.applyMs += deps.clock.now() - applyStartedAt;
-    state.applied.push(...applied2);
-    const away = new Persistence(deps.clock.now() + options.rollbackTimeoutMs, deps);
-    let after = RETRY;
-    while (after === RETRY) after = await away.attempt(() => snapshot(refs, deps));
-    if (after instanceof Error) {
-      state.unreadable = new Error(away.outage(after.message, "read it") ?? after.message);
-      state.objects.push(...unreadable(refs, context.before));
-      return;
-    }
-    const objects = detectChanges(refs, context.before, after, deps).map((object) => ({
-      ...object,
-      ...stageOf(stage)
-    }));
-    state.objects.push(...objects);
-    for (const ref of refs)
-      entries2.set(objectKey(ref), { ...entries2.get(objectKey(ref)), applied: after.get(objectKey(ref)) ?? null });
-    journalUpdate(context.journal, { state: "applied", objects: [...entries2.values()] }, state, deps);
-    if (applyError) {
-      state.applyError = applyError;
-      failUnjudged(objects, { source: "apply", message: applyError.message });
-      stopped = `kubectl apply failed in phase ${stage.phase}`;
-      continue;
-    }
-    if (deps.signal?.aborted) {
-      stopped = "the run was cancelled";
-      continue;
-    }
-    await track2(objects, options, deps);
-    const failed2 = objects.find((object) => object.verdict && STOPS.has(object.verdict.state));
-    if (failed2) stopped = `phase ${stage.phase} failed`;
-    if (stage.phase === "definitions") deps.kubectl.refreshDiscovery();
-  }
-}
-async function readNow(unread, stage, entries2, context, options, deps) {
-  const known = { refs: [...entries2.values()].map((entry) => entry.ref), current: context.before };
-  for (const part of unread) part.understood = await readLater(part, context.plan, known, options, deps);
-  const refs = unread.flatMap((part) => part.understood.refs);
-  if (refs.length === 0) return;
-  if (options.rollback !== "none") for (const part of unread) await checkPermissions(part.understood, options, deps);
-  await context.lease?.(refs, stage.phase ?? "main");
-  for (const [key, object] of await snapshot(refs, deps)) context.before.set(key, object);
-  for (const ref of refs) entries2.set(objectKey(ref), entryOf(ref, context.before, stage.phase));
-  if (context.journal) {
-    await context.journal.update({ objects: [...entries2.values()] }).catch((error2) => {
-      throw new Error(`kguard could not journal their pre-apply copies (${messageOf2(error2)})`);
-    });
-  }
-}
-function skip(stage, because, state, context, deps) {
-  const refs = stage.parts.flatMap((part) => part.understood?.refs ?? []);
-  const documents = stage.parts.filter((part) => !part.understood).flatMap((part) => part.documents.map((document2) => document2.where));
-  if (stage.phase) deps.reporter.emit({ kind: "phase-skipped", phase: stage.phase, objects: refs, documents, because });
-  for (const ref of refs) {
-    const copy = context.before.get(objectKey(ref));
-    const change = changeOf(copy, copy);
-    state.objects.push({ ref, change, changeKind: change.change, changedFields: [], ...stageOf(stage) });
-  }
-}
-function journalUpdate(journal, change, state, deps) {
-  if (!journal) return;
-  state.journalled = state.journalled.then(
-    () => journal.update(change).catch((error2) => deps.reporter.emit({ kind: "journal-warning", message: messageOf2(error2) }))
-  );
-}
-function stagesOf(parts) {
-  const stages = [];
-  for (const part of parts) {
-    const last = stages[stages.length - 1];
-    if (last && last.phase === part.phase) last.parts.push(part);
-    else stages.push({ phase: part.phase, parts: [part] });
-  }
-  return stages;
-}
-function stageOf(stage) {
-  return stage.phase ? { stage: PHASES.indexOf(stage.phase), phase: stage.phase } : {};
-}
-function entryOf(ref, before, phase) {
-  return { ref, before: before.get(objectKey(ref)) ?? null, ...phase ? { stage: PHASES.indexOf(phase) } : {} };
-}
-function requestOf(parts) {
-  const [first] = parts;
-  return { ...first.request, filenames: parts.flatMap((part) => part.request.filenames) };
-}
-async function applyManifests(request2, origins, deps) {
-  try {
-    const applied2 = await deps.kubectl.apply(request2);
-    deps.reporter.emit({ kind: "applied", objects: applied2, dryRun: false });
-    return { applied: applied2, applyError: void 0 };
-  } catch (caught) {
-    const error2 = caught instanceof KubectlError ? caught : new KubectlError(`kguard failed while kubectl applied: ${messageOf2(caught)}`);
-    const applyError = new KubectlError(
-      withOrigins(error2.message, origins),
-      error2.command,
-      error2.stderr,
-      error2.applied
-    );
-    deps.reporter.emit({ kind: "apply-failed", message: applyError.message, applied: [...error2.applied] });
-    return { applied: [...error2.applied], applyError };
-  }
-}
-function failUnjudged(objects, cause) {
-  for (const object of objects.filter(isChange)) {
-    const state = object.verdict?.state;
-    if (state === "failed" || state === "timed-out" || state === "conflict" || state === "gone") continue;
-    object.verdict = { state: "failed", progress: NO_PROGRESS, findings: [], cause };
-  }
-}
-function unreadable(refs, before) {
-  return refs.map((ref) => {
-    const copy = before.get(objectKey(ref));
-    return {
-      ref,
-      change: copy ? { change: "configured", before: copy, after: copy, paths: [] } : { change: "absent" },
-      changeKind: copy ? "configured" : "created",
-      changedFields: []
-    };
-  });
-}
-function messageOf2(error2) {
+function messageOf3(error2) {
   return error2 instanceof Error ? error2.message : String(error2);
 }
-var STOPS;
-var init_phases2 = __esm({
-  "src/run/apply/phases.ts"() {
+var init_after_write = __esm({
+  "src/run/apply/after-write.ts"() {
     "use strict";
-    init_errors();
-    init_engine();
-    init_inputs();
-    init_phases();
     init_compare();
-    init_model();
-    init_changes();
-    init_parts();
-    init_permissions();
-    init_understand2();
-    init_persist();
-    STOPS = /* @__PURE__ */ new Set(["failed", "timed-out", "conflict", "gone"]);
+    init_deps();
+    init_history_step();
+    init_journal_life();
+    init_phases2();
+    init_restore_step();
+    init_result2();
+    init_verify_step();
   }
 });
 
@@ -71303,248 +71489,426 @@ var init_check = __esm({
   }
 });
 
-// src/run/apply/apply.ts
-async function runApply(options, rawDeps) {
-  const stopping = stopOnRequest(rawDeps.signal, { poll: options.poll });
-  const deps = { ...rawDeps, signal: stopping.signal, clock: interruptible(rawDeps.clock, stopping.signal) };
-  const startedAt = deps.clock.now();
-  const startedAtIso = (/* @__PURE__ */ new Date()).toISOString();
-  deps.kubectl.cancelReadsOn(deps.signal);
-  const inputs = await prepareInputs(options.manifests, deps.inputs).catch(interruptedBeforeApply(deps.signal));
-  await refuseOversized(inputs).catch(async (error2) => {
-    await inputs.cleanup();
-    throw error2;
-  });
-  const inputsDigest = options.history !== 0 && !options.dryRun ? digestOfInputs(inputs).catch(() => void 0) : void 0;
-  const target = await deps.kubectl.pinTarget().catch(async (error2) => {
-    await inputs.cleanup();
-    return interruptedBeforeApply(deps.signal)(error2);
-  });
-  if (target) deps.reporter.emit({ kind: "target", ...target });
-  const probe = rawDeps.probe ?? probeHolder;
-  const ahead = !options.dryRun && deps.kubectl.openChannel() ? options.namespace ?? target?.namespace : void 0;
-  const looked = ahead ? lookAhead(ahead, { kubectl: deps.kubectl, probe }) : void 0;
-  const leases = [];
-  let plan;
-  let ending;
-  let result;
+// src/verify/job-manifest.ts
+import { randomInt } from "node:crypto";
+import { readFile as readFile7 } from "node:fs/promises";
+function generatedName(prefix2, random = randomInt) {
+  const alphabet = "bcdfghjklmnpqrstvwxz2456789";
+  const suffix = Array.from({ length: 5 }, () => alphabet[random(alphabet.length)]).join("");
+  return `${prefix2.slice(0, 58)}${suffix}`;
+}
+function verifyJobOf(file, text2, context, random) {
+  const refuse = (why) => new InputError(`--verify-job ${file}: ${why}. Nothing was applied.`);
+  let documents;
   try {
-    plan = await planRun(inputs, options).catch(interruptedBeforeApply(deps.signal));
-    let understood = await understandPlan(plan, options, deps).catch(interruptedBeforeApply(deps.signal));
-    let refs = [...understood.refs, ...understood.pruned];
-    const runId = rawDeps.runId ?? makeRunId();
-    let place = journalPlace(refs, understood.current, options.journalNamespace);
-    const { recovered, heldByLive, expired } = options.dryRun ? { recovered: [], heldByLive: /* @__PURE__ */ new Set(), expired: [] } : await finishDeadRuns(
-      refs,
-      place.namespaces,
-      { deadlineMs: options.rollbackTimeoutMs },
-      { ...deps, probe, looked }
-    ).catch(interruptedBeforeApply(deps.signal));
-    if (recovered.length > 0) {
-      understood = await understandPlan(plan, options, deps).catch(interruptedBeforeApply(deps.signal));
-      refs = [...understood.refs, ...understood.pruned];
-      place = journalPlace(refs, understood.current, options.journalNamespace);
-    }
-    const home = homeNamespace(refs, options.namespace);
-    const readLater2 = plan.parts.some((part) => !part.understood);
-    for (const limit of restoreLimits(understood)) deps.reporter.emit(limit);
-    const verifyJobs = options.verifyJobs.length > 0 && !options.dryRun ? await prepareVerifyJobs(
-      options.verifyJobs,
-      {
-        namespace: home,
-        runId,
-        createdNamespaces: place.placement.created,
-        deadlineMs: options.timeoutMs
-      },
-      deps.kubectl
-    ).catch(interruptedBeforeApply(deps.signal)) : [];
-    const unchanged = !readLater2 && changesNothing(understood);
-    const journalled = options.journal && !options.dryRun && !unchanged;
-    if (!options.dryRun && unchanged && options.verifyJobs.length === 0 && options.verifyCommands.length === 0) {
-      deps.reporter.emit({ kind: "nothing-to-change", objects: understood.refs });
-      const judged = await judgeUnsettled(understood.refs, understood.current, heldByLive, options, deps);
-      result = {
-        ...judged ? withOutcome({ ...unchangedResult(understood.refs, target, options, deps, startedAt), objects: judged }) : unchangedResult(understood.refs, target, options, deps, startedAt),
-        ...recovered.length > 0 ? { recoveredRuns: recovered } : {}
-      };
-      deps.announce?.(result);
-      return result;
-    }
-    const restorable = options.rollback !== "none" && !options.dryRun && !unchanged ? checkRestorable(refs, deps).then(() => checkPermissions(understood, options, deps)) : void 0;
-    restorable?.catch(() => void 0);
-    const imagesChecked = options.imageCheck !== "off" && !options.dryRun && understood.server.ok ? checkImagesStep(understood.server.objects, understood.current, options, deps) : void 0;
-    imagesChecked?.catch(() => void 0);
-    const tidied = journalled ? Promise.all(
-      expired.map((secrets) => removeJournal(deps.kubectl, secrets, options.timeoutMs).catch(() => void 0))
-    ) : void 0;
-    const lease = async (claimed, nameBase) => {
-      leases.push(
-        await acquireLeases(
-          deps.kubectl,
-          claimed,
-          {
-            home: options.journalNamespace,
-            clusterNamespace: claimed.some((ref) => ref.namespace === "") ? options.journalNamespace : void 0,
-            runId,
-            nameBase,
-            holder: thisProcess(),
-            journalNamespace: place.home,
-            durationSeconds: LEASE_DURATION_SECONDS,
-            lockTimeoutMs: options.lockTimeoutMs,
-            deadlineMs: options.timeoutMs
-          },
-          { clock: rawDeps.clock, reporter: deps.reporter, signal: deps.signal }
-        )
-      );
-    };
-    const images = await imagesChecked?.catch(interruptedBeforeApply(deps.signal));
-    if (journalled) await lease(refs).catch(interruptedBeforeApply(deps.signal));
-    if (leases[0]) stopping.watch(deps.kubectl, leases[0], runId, { clock: rawDeps.clock, reporter: deps.reporter });
-    const before = journalled || understood.pruned.length > 0 ? await snapshot(refs, deps).catch(interruptedBeforeApply(deps.signal)) : understood.current;
-    if (options.dryRun) {
-      result = { ...await preview2(understood, before, readableRequest(plan), options, deps, startedAt), target };
-      deps.announce?.(result);
-      return result;
-    }
-    await restorable?.catch(interruptedBeforeApply(deps.signal));
-    const [journal] = await Promise.all([
-      journalled ? startJournal(runId, place, refs, before, options, deps, stagesOf2(plan)) : void 0,
-      tidied
-    ]);
-    if (deps.signal?.aborted) {
-      deps.kubectl.stopCancelling();
-      await journal?.finish().catch(() => void 0);
-      interruptedBeforeApply(deps.signal)(void 0);
-    }
-    deps.kubectl.stopCancelling();
-    const state = newPhasedApply();
-    const context = {
-      plan,
-      before,
-      pruned: understood.pruned,
-      journal,
-      lease: journalled ? (claimed, phase) => lease(claimed, `${runId}-${phase}`) : void 0
-    };
-    const resultOf = (objects2, verification2) => withOutcome({
-      mode: "apply",
-      target,
-      objects: objects2.map(({ change: _change, newPods: _pods, stage: _stage, ...object }) => object),
-      applied: state.applied,
-      applyError: state.applyError?.message,
-      cancelled: deps.signal?.aborted ? cancelReason(deps.signal) : void 0,
-      rollbackMode: options.rollback,
-      verification: verification2,
-      ...images && images.length > 0 ? { images } : {},
-      applyMs: state.applyMs,
-      totalMs: deps.clock.now() - startedAt,
-      kubectlProcesses: deps.kubectl.spawned
-    });
-    const { objects, verification } = await afterTheApply(
-      context,
-      state,
-      { runId, namespace: home, target, jobs: verifyJobs, resultOf },
-      options,
-      deps
+    documents = (0, import_yaml9.parseAllDocuments)(text2, { version: "1.1" }).map((document2) => {
+      if (document2.errors.length > 0) throw new Error(document2.errors[0].message);
+      return document2.toJS();
+    }).filter((content) => content !== null && content !== void 0);
+  } catch (error2) {
+    throw refuse(`it is not valid YAML (${error2 instanceof Error ? error2.message.split("\n")[0] : String(error2)})`);
+  }
+  if (documents.length !== 1) throw refuse(`it holds ${documents.length} documents; it must hold exactly one Job`);
+  const object = documents[0];
+  if (object?.apiVersion !== "batch/v1" || object.kind !== "Job") {
+    throw refuse(
+      `it holds a ${String(object?.kind ?? "document without kind")} (${String(object?.apiVersion ?? "no apiVersion")}); it must hold one batch/v1 Job`
     );
-    result = { ...resultOf(objects, verification), ...recovered.length > 0 ? { recoveredRuns: recovered } : {} };
-    const records = keptInHistory(result, journal, options) ? historyRecordsOf(
-      result,
-      objects,
-      journal,
-      {
-        startedAt: startedAtIso,
-        target,
-        digest: await inputsDigest ?? "unknown (the inputs could not be read again)"
-      },
-      options
-    ) : [];
-    if (records.length > 0)
-      deps.reporter.emit({
-        kind: "history-kept",
-        runId: records[0].runId,
-        namespaces: records.map((record) => record.namespace),
-        keep: options.history
-      });
-    ending = journal ? Promise.all([
-      writeHistory(records, options, deps),
-      endJournal(journal, result, deps, options.keepJournal)
-    ]).then(() => void 0) : void 0;
-    deps.announce?.(result);
-    return result;
-  } finally {
-    stopping.end();
-    deps.kubectl.stopCancelling();
-    await Promise.all([ending, ...leases.map((held) => held.release()), inputs.cleanup(), plan?.cleanup()]);
-    if (result) result.kubectlProcesses = deps.kubectl.spawned;
   }
-}
-async function afterTheApply(context, state, verify, options, deps) {
-  let verification;
-  try {
-    await applyInPhases(context, state, options, deps);
-    const refusal2 = state.refused ?? (state.applyError && !state.objects.some(isChange) ? state.applyError : void 0);
-    if (refusal2) {
-      await state.journalled;
-      await context.journal?.finish().catch(() => void 0);
-      throw refusal2;
+  if (object.spec?.suspend === true) throw refuse("the Job is suspended (spec.suspend: true), so it would never run");
+  const metadata = { ...object.metadata ?? {} };
+  const name = metadata.name ?? (typeof metadata.generateName === "string" ? generatedName(metadata.generateName, random) : void 0);
+  if (!name)
+    throw refuse(
+      "the Job has neither metadata.name nor metadata.generateName (generateName gives each run its own Job)"
+    );
+  delete metadata.generateName;
+  const namespace = metadata.namespace ?? context.namespace;
+  const job = {
+    ...object,
+    metadata: {
+      ...metadata,
+      name,
+      namespace,
+      labels: {
+        ...metadata.labels ?? {},
+        [MANAGED_BY_LABEL]: MANAGED_BY,
+        [RUN_LABEL]: context.runId,
+        [VERIFY_LABEL]: "job"
+      }
     }
-    if (state.unreadable) return { objects: unreadable2(state, context.journal, deps) };
-    const pending = state.objects;
-    if (!state.applyError)
-      verification = await verifyAndBake(
-        pending,
-        { ...verify, resultSoFar: (sofar) => verify.resultOf(pending, sofar) },
-        options,
-        deps
+  };
+  return {
+    file,
+    job,
+    ref: { apiVersion: "batch/v1", kind: "Job", namespace, name },
+    collectionPath: `/apis/batch/v1/namespaces/${encodeURIComponent(namespace)}/jobs`
+  };
+}
+async function checkVerifyJob(prepared, context, kubectl) {
+  const { ref, file } = prepared;
+  const existing = await kubectl.getObject("jobs.batch", ref.namespace, ref.name);
+  if (existing) {
+    throw new InputError(
+      `--verify-job ${file}: job/${ref.name} already exists in namespace ${ref.namespace}, and kguard deletes only the verify Job it creates. Give the Job metadata.generateName instead of a name (each run gets its own), or delete the old one. Nothing was applied.`
+    );
+  }
+  const dryRun = await kubectl.create(prepared.job, `${prepared.collectionPath}?dryRun=All`, context.deadlineMs);
+  if (dryRun.ok || dryRun.notFound && context.createdNamespaces.has(ref.namespace)) return;
+  const why = `--verify-job ${file}: the API server refuses job/${ref.name} in namespace ${ref.namespace}: ${dryRun.message}`;
+  if (/\(Forbidden\)/.test(dryRun.stderr)) {
+    throw new KubectlError(
+      `${why}. Next: grant create, get, list, watch and delete on jobs (group batch) in namespace ${ref.namespace}; nothing was applied.`,
+      void 0,
+      dryRun.stderr
+    );
+  }
+  throw new InputError(`${why}. Fix the Job; nothing was applied.`);
+}
+async function prepareVerifyJobs(files, context, kubectl) {
+  const prepared = [];
+  for (const file of files) {
+    const text2 = await readFile7(file, "utf8").catch((error2) => {
+      throw new InputError(
+        `--verify-job ${file}: cannot read it (${error2 instanceof Error ? error2.message : String(error2)}). Nothing was applied.`
       );
-  } catch (error2) {
-    if (error2 === state.applyError || error2 === state.refused) throw error2;
-    deps.reporter.emit({ kind: "internal-error", message: messageOf3(error2) });
-    failUnjudged(state.objects, { source: "internal", message: messageOf3(error2) });
+    });
+    const job = verifyJobOf(file, text2, context);
+    if (prepared.some((other) => objectKey(other.ref) === objectKey(job.ref)))
+      throw new InputError(`--verify-job ${file}: job/${job.ref.name} is given twice. Nothing was applied.`);
+    await checkVerifyJob(job, context, kubectl);
+    prepared.push(job);
   }
-  await state.journalled;
-  try {
-    await restore(state.objects, options, deps, verificationFailed(verification));
-  } catch (error2) {
-    deps.reporter.emit({ kind: "internal-error", message: messageOf3(error2) });
-    for (const object of state.objects.filter(isChange)) {
-      object.restore ??= {
-        status: "failed",
-        reason: `kguard failed while restoring it: ${messageOf3(error2)}`,
-        commands: finishCommands(context.journal, deps)
+  return prepared;
+}
+var import_yaml9, VERIFY_LABEL;
+var init_job_manifest = __esm({
+  "src/verify/job-manifest.ts"() {
+    "use strict";
+    import_yaml9 = __toESM(require_dist(), 1);
+    init_errors();
+    init_labels();
+    init_model();
+    VERIFY_LABEL = "kguard.dev/verify";
+  }
+});
+
+// src/run/apply/before-write/checks.ts
+function startChecks(reading, options, deps) {
+  const started = Object.keys(CHECKS).filter((name) => CHECKS[name].asked(reading, options)).map((name) => {
+    const done = CHECKS[name].start(reading, options, deps);
+    done.catch(() => void 0);
+    return { name, due: CHECKS[name].due, done };
+  });
+  const values = {};
+  return {
+    async passed(gate) {
+      for (const check of started.filter((check2) => check2.due === gate)) values[check.name] = await check.done;
+      return values;
+    }
+  };
+}
+var CHECKS;
+var init_checks = __esm({
+  "src/run/apply/before-write/checks.ts"() {
+    "use strict";
+    init_check();
+    init_job_manifest();
+    init_understand2();
+    init_permissions();
+    CHECKS = {
+      // The --verify-job files, read and checked: a Job the API server refuses is refused before the apply.
+      verifyJobs: {
+        asked: (_reading, options) => options.verifyJobs.length > 0 && !options.dryRun,
+        start: ({ home, runId, place }, options, deps) => prepareVerifyJobs(
+          options.verifyJobs,
+          { namespace: home, runId, createdNamespaces: place.placement.created, deadlineMs: options.timeoutMs },
+          deps.kubectl
+        ),
+        due: "leases"
+      },
+      // Does every image the apply changes exist? A missing one refuses the run (images/check.ts).
+      images: {
+        asked: ({ understood }, options) => options.imageCheck !== "off" && !options.dryRun && understood.server.ok,
+        start: ({ understood }, options, deps) => checkImagesStep(understood.server.ok ? understood.server.objects : [], understood.current, options, deps),
+        due: "leases"
+      },
+      // What a restore needs to know of each kind (nothing is applied that kguard could not restore),
+      // then whether this user may do what a restore would. With nothing to restore, neither is asked.
+      restorable: {
+        asked: ({ unchanged }, options) => options.rollback !== "none" && !options.dryRun && !unchanged,
+        start: ({ refs, understood }, options, deps) => checkRestorable(refs, deps).then(() => checkPermissions(understood, options, deps)),
+        due: "journal"
+      }
+    };
+  }
+});
+
+// src/run/apply/before-write/preview.ts
+async function preview2(understood, before, request2, options, deps, startedAt) {
+  const wouldBe = /* @__PURE__ */ new Map();
+  if (understood.server.ok)
+    for (const object of understood.server.objects) wouldBe.set(objectKey(refOf(object)), object);
+  const actions = options.dryRun === "client" ? clientActions(understood.refs, await deps.kubectl.dryRunActions(request2)) : void 0;
+  const objects = understood.refs.map((ref) => {
+    const key = objectKey(ref);
+    const action = actions?.get(key);
+    if (action)
+      return {
+        ref,
+        changeKind: action === "configured" ? "configured" : action === "created" ? "created" : "unchanged",
+        changedFields: []
       };
+    const wouldBeObject = wouldBe.get(key);
+    if (!wouldBeObject) return { ref, changeKind: before.has(key) ? "unchanged" : "created", changedFields: [] };
+    const change = changeOf(before.get(key), wouldBeObject);
+    return { ref, changeKind: change.change, changedFields: change.change === "configured" ? change.paths : [] };
+  });
+  const pruned = understood.pruned;
+  for (const ref of pruned) objects.push({ ref, changeKind: "deleted", changedFields: [] });
+  deps.reporter.emit({
+    kind: "preview",
+    strategy: options.dryRun ?? "server",
+    objects: objects.map(({ ref, changeKind, changedFields }) => ({ ref, change: changeKind, changedFields }))
+  });
+  if (options.diff) {
+    const diffs = await deps.kubectl.diff(request2, understood.refs);
+    for (const object of objects) {
+      const lines = diffs.get(objectKey(object.ref));
+      if (lines && (object.changeKind === "created" || object.changeKind === "configured"))
+        deps.reporter.emit({ kind: "diff", object: object.ref, lines });
     }
   }
-  return { objects: state.objects, verification };
+  return {
+    mode: "preview",
+    diff: options.diff === true,
+    objects,
+    applied: [],
+    rollbackMode: options.rollback,
+    outcome: "previewed",
+    applyMs: 0,
+    totalMs: deps.clock.now() - startedAt,
+    kubectlProcesses: deps.kubectl.spawned
+  };
 }
-function unreadable2(state, journal, deps) {
-  const reason = `kguard could not read it after the apply (${messageOf3(state.unreadable)}), so it may or may not have changed`;
-  for (const object of state.objects.filter(isChange))
-    object.restore = { status: "failed", reason, commands: finishCommands(journal, deps) };
-  return state.objects;
+function clientActions(refs, lines) {
+  const actions = /* @__PURE__ */ new Map();
+  let next = 0;
+  for (const ref of refs) {
+    const index = lines.findIndex((line, position) => position >= next && line.name === ref.name);
+    if (index === -1) continue;
+    actions.set(objectKey(ref), lines[index].action);
+    next = index + 1;
+  }
+  return actions;
 }
-function finishCommands(journal, deps) {
-  if (!journal) return [];
-  return [rollbackCommand(journal.runId, deps.kubectl)];
-}
-function readableRequest(plan) {
+async function previewRun({ understood, plan, target }, before, options, deps, startedAt) {
   const readable2 = plan.parts.filter((part) => part.understood);
-  return { ...readable2[0].request, filenames: readable2.flatMap((part) => part.request.filenames) };
+  const request2 = { ...readable2[0].request, filenames: readable2.flatMap((part) => part.request.filenames) };
+  return { ...await preview2(understood, before, request2, options, deps, startedAt), target };
 }
-function stagesOf2(plan) {
-  return new Map(
-    plan.parts.flatMap(
-      (part) => part.phase ? (part.understood?.refs ?? []).map((ref) => [objectKey(ref), PHASES.indexOf(part.phase)]) : []
-    )
+var init_preview = __esm({
+  "src/run/apply/before-write/preview.ts"() {
+    "use strict";
+    init_compare();
+    init_model();
+  }
+});
+
+// src/run/rollback/recover.ts
+function lookAhead(namespace, deps) {
+  const runs = listRuns(deps.kubectl, namespace, Date.now(), deps.probe);
+  runs.catch(() => void 0);
+  return { namespace, runs };
+}
+function deadRunsOn(runs, refs) {
+  const wanted = new Set(refs.map(objectKey));
+  return runs.filter(
+    (run) => run.journal !== void 0 && !run.expired && run.liveness.state === "dead" && run.journal.state !== "finished" && run.journal.objects.some((entry) => wanted.has(objectKey(entry.ref)))
+  ).sort((left, right) => right.journal.startedAt.localeCompare(left.journal.startedAt));
+}
+function expiredJournals(listed) {
+  return listed.flatMap(
+    ({ namespace, runs }) => runs.filter((run) => run.expired && run.journal !== void 0).map((run) => run.secrets.filter((secret) => secret.namespace === namespace)).filter((secrets) => secrets.length > 0)
   );
 }
-function messageOf3(error2) {
-  return error2 instanceof Error ? error2.message : String(error2);
+function heldByLiveRuns(runs, refs) {
+  const wanted = new Map(refs.map((ref) => [objectKey(ref), ref]));
+  const held = /* @__PURE__ */ new Set();
+  for (const run of runs.filter((candidate) => candidate.liveness.state === "live")) {
+    for (const entry of run.journal?.objects ?? [])
+      if (wanted.has(objectKey(entry.ref))) held.add(objectKey(entry.ref));
+    for (const lease of run.leases) for (const ref of heldOf(lease, wanted)) held.add(objectKey(ref));
+  }
+  return held;
 }
-function interruptedBeforeApply(signal) {
-  return (error2) => {
-    if (signal?.aborted) throw new InterruptedError(`${cancelReason(signal)} before the apply: nothing was applied.`);
-    throw error2;
+async function finishDeadRuns(refs, namespaces, options, deps) {
+  const listed = await Promise.all(
+    namespaces.map(async (namespace) => ({
+      namespace,
+      runs: await (deps.looked?.namespace === namespace ? deps.looked.runs : listRuns(deps.kubectl, namespace, Date.now(), deps.probe)).catch(() => [])
+    }))
+  );
+  const found = /* @__PURE__ */ new Map();
+  for (const { namespace, runs } of listed)
+    for (const run of deadRunsOn(runs, refs)) if (!found.has(run.runId)) found.set(run.runId, { run, namespace });
+  const order = [...found.values()].sort(
+    (left, right) => right.run.journal.startedAt.localeCompare(left.run.journal.startedAt)
+  );
+  const recovered = [];
+  const heldByLive = heldByLiveRuns(
+    listed.flatMap(({ runs }) => runs),
+    refs
+  );
+  for (const { run, namespace } of order) {
+    deps.reporter.emit({
+      kind: "recovering-run",
+      runId: run.runId,
+      why: run.liveness.why,
+      objects: run.journal.objects.map((entry) => entry.ref)
+    });
+    const result = await runRollback({ runId: run.runId, namespace, deadlineMs: options.deadlineMs }, deps).catch(
+      (error2) => {
+        throw new UnfinishedRunError(
+          `run ${run.runId} died (${run.liveness.why}) and left its journal on objects of this apply, and kguard could not finish it: ${error2 instanceof Error ? error2.message : String(error2)} Nothing was applied. Next: kguard rollback ${run.runId} (or kguard forget ${run.runId} to keep its objects as they are), then run again.`
+        );
+      }
+    );
+    if (result.needsPerson > 0) {
+      throw new UnfinishedRunError(
+        `run ${run.runId} died (${run.liveness.why}); kguard restored ${result.restored} of its objects, but ${result.needsPerson} need a person (said above). Nothing was applied: this run's "before" would be that run's half-applied state. Next: finish them as said above, or kguard forget ${run.runId} to keep them as they are, then run again.`
+      );
+    }
+    deps.reporter.emit({
+      kind: "recovered-run",
+      runId: run.runId,
+      restored: result.restored,
+      untouched: result.untouched
+    });
+    recovered.push({ runId: run.runId, restored: result.restored, untouched: result.untouched });
+  }
+  return { recovered, heldByLive, expired: expiredJournals(listed) };
+}
+var init_recover = __esm({
+  "src/run/rollback/recover.ts"() {
+    "use strict";
+    init_errors();
+    init_model();
+    init_lease();
+    init_runs();
+    init_rollback();
+  }
+});
+
+// src/run/apply/before-write/restore-limits.ts
+function restoreLimits(understood) {
+  if (!understood.server.ok) return [];
+  const wouldBe = new Map(
+    understood.server.objects.map((object) => [objectKey(refOf(object)), object])
+  );
+  const limits = [];
+  for (const ref of understood.refs) {
+    const before = understood.current.get(objectKey(ref));
+    const after = wouldBe.get(objectKey(ref));
+    if (!before || !after || changeOf(before, after).change !== "configured") continue;
+    const rule = rowFor(ref).putBack?.(before, after);
+    if (rule?.how === "impossible")
+      limits.push({ kind: "restore-limit", object: ref, how: "cannot-restore", detail: rule.why });
+    if (rule?.how === "delete-and-create")
+      limits.push({ kind: "restore-limit", object: ref, how: "delete-and-create", detail: rule.why });
+  }
+  const pruned = new Map(
+    understood.server.pruned.map((object) => [objectKey(refOf(object)), object])
+  );
+  for (const ref of understood.pruned) {
+    const before = understood.current.get(objectKey(ref)) ?? pruned.get(objectKey(ref));
+    const created = before ? createFor(ref, before) : void 0;
+    if (created?.why) limits.push({ kind: "restore-limit", object: ref, how: "finished-job", detail: created.why });
+  }
+  return limits;
+}
+var init_restore_limits = __esm({
+  "src/run/apply/before-write/restore-limits.ts"() {
+    "use strict";
+    init_table2();
+    init_compare();
+    init_model();
+    init_steps();
+  }
+});
+
+// src/run/apply/before-write/reading.ts
+async function readTheApply(options, deps, holds) {
+  const inputs = await prepareInputs(options.manifests, deps.inputs);
+  holds.inputs = inputs;
+  await refuseOversized(inputs);
+  const inputsDigest = options.history !== 0 && !options.dryRun ? digestOfInputs(inputs).catch(() => void 0) : void 0;
+  const target = await deps.kubectl.pinTarget();
+  if (target) deps.reporter.emit({ kind: "target", ...target });
+  const probe = deps.probe ?? probeHolder;
+  const ahead = !options.dryRun && deps.kubectl.openChannel() ? options.namespace ?? target?.namespace : void 0;
+  const looked = ahead ? lookAhead(ahead, { kubectl: deps.kubectl, probe }) : void 0;
+  const plan = await planRun(inputs, options);
+  holds.plan = plan;
+  let understood = await understandPlan(plan, options, deps);
+  let refs = [...understood.refs, ...understood.pruned];
+  let place = journalPlace(refs, understood.current, options.journalNamespace);
+  const { recovered, heldByLive, expired } = options.dryRun ? { recovered: [], heldByLive: /* @__PURE__ */ new Set(), expired: [] } : await finishDeadRuns(
+    refs,
+    place.namespaces,
+    { deadlineMs: options.rollbackTimeoutMs },
+    { ...deps, probe, looked }
+  );
+  if (recovered.length > 0) {
+    understood = await understandPlan(plan, options, deps);
+    refs = [...understood.refs, ...understood.pruned];
+    place = journalPlace(refs, understood.current, options.journalNamespace);
+  }
+  for (const limit of restoreLimits(understood)) deps.reporter.emit(limit);
+  const unchanged = plan.parts.every((part) => part.understood) && changesNothing(understood);
+  return {
+    inputs,
+    target,
+    plan,
+    understood,
+    refs,
+    runId: deps.runId ?? makeRunId(),
+    place,
+    recovered,
+    heldByLive,
+    expired,
+    home: homeNamespace(refs, options.namespace),
+    unchanged,
+    // An apply the API server says changes nothing writes nothing of kguard's either: no lease, no journal.
+    journalled: options.journal && !options.dryRun && !unchanged,
+    inputsDigest
+  };
+}
+var init_reading = __esm({
+  "src/run/apply/before-write/reading.ts"() {
+    "use strict";
+    init_inputs();
+    init_holder();
+    init_store();
+    init_recover();
+    init_journal_life();
+    init_parts();
+    init_understand2();
+    init_restore_limits();
+  }
+});
+
+// src/run/apply/before-write/unchanged.ts
+function changesNothingAtAll(reading, options) {
+  return !options.dryRun && reading.unchanged && options.verifyJobs.length === 0 && options.verifyCommands.length === 0;
+}
+async function nothingToChange({ understood, heldByLive, target, recovered }, options, deps, startedAt) {
+  deps.reporter.emit({ kind: "nothing-to-change", objects: understood.refs });
+  const judged = await judgeUnsettled(understood.refs, understood.current, heldByLive, options, deps);
+  const unchanged = unchangedResult(understood.refs, target, options, deps, startedAt);
+  return {
+    ...judged ? withOutcome({ ...unchanged, objects: judged }) : unchanged,
+    ...recovered.length > 0 ? { recoveredRuns: recovered } : {}
   };
 }
 function unchangedResult(refs, target, options, deps, startedAt) {
@@ -71559,36 +71923,155 @@ function unchangedResult(refs, target, options, deps, startedAt) {
     kubectlProcesses: deps.kubectl.spawned
   });
 }
+var init_unchanged = __esm({
+  "src/run/apply/before-write/unchanged.ts"() {
+    "use strict";
+    init_changes();
+    init_result2();
+  }
+});
+
+// src/run/apply/guard.ts
+async function takeTheGuard(reading, checks, options, deps, holds) {
+  const { refs, runId, place, journalled, understood } = reading;
+  const tidied = journalled ? Promise.all(
+    reading.expired.map(
+      (secrets) => removeJournal(deps.kubectl, secrets, options.timeoutMs).catch(() => void 0)
+    )
+  ) : void 0;
+  let first = true;
+  const lease = async (claimed, nameBase) => {
+    const held = await acquireLeases(
+      deps.kubectl,
+      claimed,
+      {
+        home: options.journalNamespace,
+        clusterNamespace: claimed.some((ref) => ref.namespace === "") ? options.journalNamespace : void 0,
+        runId,
+        nameBase,
+        holder: thisProcess(),
+        journalNamespace: place.home,
+        durationSeconds: LEASE_DURATION_SECONDS,
+        lockTimeoutMs: options.lockTimeoutMs,
+        deadlineMs: options.timeoutMs
+      },
+      { clock: deps.renewalClock, reporter: deps.reporter, signal: deps.signal }
+    );
+    holds.release.push(() => held.release());
+    if (first) deps.leased(held);
+    first = false;
+  };
+  const { images, verifyJobs = [] } = await checks.passed("leases");
+  if (journalled) await lease(refs);
+  const before = journalled || understood.pruned.length > 0 ? await snapshot(refs, deps) : understood.current;
+  const guard = {
+    before,
+    images,
+    verifyJobs,
+    lease: journalled ? (claimed, phase) => lease(claimed, `${runId}-${phase}`) : void 0
+  };
+  if (options.dryRun) return guard;
+  await checks.passed("journal");
+  const [journal] = await Promise.all([
+    journalled ? startJournal(runId, place, refs, before, options, deps, stagesOf2(reading.plan)) : void 0,
+    tidied
+  ]);
+  if (deps.signal?.aborted) {
+    deps.kubectl.stopCancelling();
+    await journal?.finish().catch(() => void 0);
+    throw new InterruptedError(`${cancelReason(deps.signal)} before the apply: nothing was applied.`);
+  }
+  deps.kubectl.stopCancelling();
+  return { ...guard, journal };
+}
+function stagesOf2(plan) {
+  return new Map(
+    plan.parts.flatMap(
+      (part) => part.phase ? (part.understood?.refs ?? []).map((ref) => [objectKey(ref), PHASES.indexOf(part.phase)]) : []
+    )
+  );
+}
+var init_guard = __esm({
+  "src/run/apply/guard.ts"() {
+    "use strict";
+    init_errors();
+    init_holder();
+    init_lease();
+    init_leases();
+    init_store();
+    init_model();
+    init_phases();
+    init_deps();
+    init_journal_life();
+    init_understand2();
+  }
+});
+
+// src/run/apply/apply.ts
+async function runApply(options, rawDeps) {
+  const stopping = stopOnRequest(rawDeps.signal, { poll: options.poll });
+  const deps = { ...rawDeps, signal: stopping.signal, clock: interruptible(rawDeps.clock, stopping.signal) };
+  const started = { at: deps.clock.now(), iso: (/* @__PURE__ */ new Date()).toISOString() };
+  const holds = { release: [] };
+  const ended = (result2) => {
+    deps.announce?.(result2);
+    return result2;
+  };
+  let result;
+  try {
+    let reading;
+    let guard;
+    try {
+      deps.kubectl.cancelReadsOn(deps.signal);
+      reading = await readTheApply(options, deps, holds);
+      if (changesNothingAtAll(reading, options))
+        return result = ended(await nothingToChange(reading, options, deps, started.at));
+      const checks = startChecks(reading, options, deps);
+      guard = await takeTheGuard(
+        reading,
+        checks,
+        options,
+        {
+          ...deps,
+          renewalClock: rawDeps.clock,
+          leased: (held) => stopping.watch(deps.kubectl, held, reading.runId, { clock: rawDeps.clock, reporter: deps.reporter })
+        },
+        holds
+      );
+      if (options.dryRun) return result = ended(await previewRun(reading, guard.before, options, deps, started.at));
+    } catch (error2) {
+      throw beforeTheApply(error2, deps.signal);
+    }
+    result = ended(await afterTheWrite(reading, guard, started, options, deps, holds));
+    return result;
+  } finally {
+    stopping.end();
+    deps.kubectl.stopCancelling();
+    await Promise.all([
+      holds.ending,
+      ...holds.release.map((release) => release()),
+      holds.inputs?.cleanup(),
+      holds.plan?.cleanup()
+    ]);
+    if (result) result.kubectlProcesses = deps.kubectl.spawned;
+  }
+}
+function beforeTheApply(error2, signal) {
+  return signal?.aborted ? new InterruptedError(`${cancelReason(signal)} before the apply: nothing was applied.`) : error2;
+}
 var init_apply = __esm({
   "src/run/apply/apply.ts"() {
     "use strict";
     init_clock();
     init_errors();
-    init_holder();
-    init_recover();
-    init_lease();
-    init_leases();
-    init_store();
     init_stop();
-    init_inputs();
-    init_job_manifest();
-    init_compare();
-    init_phases();
-    init_model();
-    init_changes();
-    init_deps();
-    init_journal_life();
-    init_permissions();
+    init_after_write();
+    init_checks();
     init_preview();
-    init_restore_step();
-    init_restore_limits();
-    init_result2();
-    init_verify_step();
-    init_history_step();
-    init_parts();
-    init_phases2();
-    init_understand2();
-    init_check();
+    init_reading();
+    init_unchanged();
+    init_deps();
+    init_guard();
   }
 });
 
@@ -74560,11 +75043,11 @@ var init_ora = __esm({
         return this.#formatAffix(suffixText, prefix2, true);
       }
       #computeLineCountFrom(text2, columns) {
-        let count3 = 0;
+        let count2 = 0;
         for (const line of stripVTControlCharacters2(text2).split("\n")) {
-          count3 += Math.max(1, Math.ceil(stringWidth(line) / columns));
+          count2 += Math.max(1, Math.ceil(stringWidth(line) / columns));
         }
-        return count3;
+        return count2;
       }
       get color() {
         return this.#color;
@@ -75141,7 +75624,7 @@ async function runCommand2(raw, passThrough, session) {
   const earlyParts = raw.confirm || raw.fleet !== void 0 ? void 0 : loadEarlyParts();
   earlyParts?.catch(() => void 0);
   try {
-    const outputMode = parseOutputMode(raw.output);
+    const outputMode = parseOutputMode(raw.output ?? "text");
     session.json = outputMode === "json";
     session.logToStderr = session.json;
     session.junitFile = raw.junit;
