@@ -62,6 +62,8 @@ interface Tool {
   exitCode?: number;
   /** Made ready for the next timed run (untimed): a rollout finished, say. */
   settle?: () => Promise<void>;
+  /** How the set-up puts version 0 there, when not by the command itself (kguard's: kubectl, the same field manager). */
+  setUpArgv?: string[];
 }
 
 interface Row {
@@ -133,6 +135,16 @@ class Bench {
         namespace,
         argv: (version) => [binary, 'apply', '-n', namespace, '-f', files.manifests[version]!, ...extra],
         exitCode,
+        // kguard applies with kubectl: the objects kubectl creates are those kguard's own first run would.
+        setUpArgv: [
+          'kubectl',
+          'apply',
+          '-n',
+          namespace,
+          '-f',
+          files.manifests[0]!,
+          ...extra.filter((arg) => arg === '--server-side'),
+        ],
       };
     });
   }
@@ -259,13 +271,13 @@ class Bench {
     const prefix = `many${size}`;
     const tools: Tool[] = [
       { name: 'kubectl apply', namespace: `${prefix}-kubectl`, argv: kubectl(`${prefix}-kubectl`, []) },
-      ...this.kguards(prefix, files),
+      ...this.kguards(prefix, files, ['--timeout', '20m']),
       {
         name: 'kubectl apply --server-side',
         namespace: `${prefix}-kubectl-ssa`,
         argv: kubectl(`${prefix}-kubectl-ssa`, ['--server-side']),
       },
-      ...this.kguards(`${prefix}-ssa`, files, ['--server-side']),
+      ...this.kguards(`${prefix}-ssa`, files, ['--server-side', '--timeout', '20m']),
       this.helmTool(prefix, files),
     ];
     await this.setUp(tools);
@@ -289,7 +301,7 @@ class Bench {
         if (Date.now() > deadline) throw new Error(`no default ServiceAccount in ${tool.namespace}`);
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
-      const argv = tool.argv?.(0) ?? ['kubectl', 'apply', '-n', tool.namespace, '-f', manifest!];
+      const argv = tool.setUpArgv ?? tool.argv?.(0) ?? ['kubectl', 'apply', '-n', tool.namespace, '-f', manifest!];
       const first = await execa(argv[0]!, argv.slice(1), { env: this.env, reject: false, timeout: 20 * 60_000 });
       if (first.exitCode !== 0)
         throw new Error(`${argv.join(' ')} (set-up): exit ${first.exitCode}\n${first.stdout}\n${first.stderr}`);
