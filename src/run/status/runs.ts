@@ -6,7 +6,9 @@ import type { HolderProbe } from '../../journal/holder.js';
 import type { Journal } from '../../journal/journal.js';
 import { leaseHolder, LEASE_SELECTOR } from '../../journal/lease.js';
 import { LEASE_TYPE } from '../../journal/held-leases.js';
+import { journalExpired } from '../../journal/expiry.js';
 import { livenessOf, type RunLiveness } from '../../journal/liveness.js';
+import { newestServerTime, serverNow as readServerNow } from '../../journal/server-clock.js';
 import { listJournals, type JournalSecretRef } from '../../journal/store.js';
 import { stopAnswerOf, stopRequestOf } from '../../journal/stop.js';
 import type { KubeObject } from '../../objects/model.js';
@@ -19,6 +21,7 @@ export interface RunRecord {
   secrets: JournalSecretRef[];
   /** Namespaces where some of its journal Secrets could not be found or read. */
   missing: string[];
+  /** Over and older than a day by the API server's clock (journal/expiry.ts): the next run deletes it. */
   expired: boolean;
   leases: KubeObject[];
   liveness: RunLiveness;
@@ -26,7 +29,14 @@ export interface RunRecord {
 
 type RunsKubectl = Pick<Kubectl, 'listLabelled' | 'create' | 'replace' | 'deleteExact' | 'getObject'>;
 
-/** Every run with a journal or a Lease: in one namespace, or in all of them. */
+/** How long the read of the API server's clock may take (a server dry run: one small request). */
+const SERVER_CLOCK_DEADLINE_MS = 10_000;
+
+/**
+ * Every run with a journal or a Lease: in one namespace, or in all of them. Each run's life and
+ * its journal's age are told by the API server's clock (journal/server-clock.ts), read only when
+ * some run is found; `now` is this machine's, for the waits that follow.
+ */
 export async function listRuns(
   kubectl: RunsKubectl,
   namespace: string | undefined,
@@ -37,19 +47,28 @@ export async function listRuns(
     listJournals(kubectl, namespace),
     kubectl.listLabelled(LEASE_TYPE, namespace, LEASE_SELECTOR),
   ]);
+  const server =
+    listings.length === 0 && leases.length === 0
+      ? undefined
+      : ((await readServerNow(
+          kubectl,
+          namespace ?? listings[0]?.journal.namespace ?? leases[0]?.metadata.namespace ?? 'default',
+          SERVER_CLOCK_DEADLINE_MS,
+        )) ?? newestServerTime(leases));
   const leasesOf = new Map<string, KubeObject[]>();
   for (const lease of leases) leasesOf.set(leaseHolder(lease), [...(leasesOf.get(leaseHolder(lease)) ?? []), lease]);
-  const runs: RunRecord[] = listings.map(({ journal, expired, secrets, missing }) => {
+  const runs: RunRecord[] = listings.map(({ journal, createdAt, secrets, missing }) => {
     const held = leasesOf.get(journal.runId) ?? [];
     leasesOf.delete(journal.runId);
+    const liveness = livenessOf(journal, held, now, probe, server);
     return {
       runId: journal.runId,
       journal,
       secrets,
       missing,
-      expired,
+      expired: journalExpired({ journal, createdAt, leases: held, liveness }, server),
       leases: held,
-      liveness: livenessOf(journal, held, now, probe),
+      liveness,
     };
   });
   for (const [runId, held] of leasesOf)
@@ -59,7 +78,7 @@ export async function listRuns(
       missing: [],
       expired: false,
       leases: held,
-      liveness: livenessOf(undefined, held, now, probe),
+      liveness: livenessOf(undefined, held, now, probe, server),
     });
   return runs.sort((left, right) => left.runId.localeCompare(right.runId));
 }
