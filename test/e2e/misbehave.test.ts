@@ -114,7 +114,9 @@ describe('clock skew of ±48 h between runs loses no journal', () => {
     expect(env.imageOf('web')).toBe('nginx:1.25');
     // What is left is the other run's: its ConfigMap and its history record.
     const left = differencesFrom(v1, peopleMadeObjects(env.cluster.store));
-    expect(left.filter((line) => !/^ConfigMap\/default\/other:|^Secret\/default\/kguard-\S+-history:/.test(line))).toEqual([]);
+    expect(
+      left.filter((line) => !/^ConfigMap\/default\/other:|^Secret\/default\/kguard-\S+-history:/.test(line)),
+    ).toEqual([]);
   }, 180_000);
 
   it('a live run on a machine 48 h behind keeps its journal when a run with the right time journals beside it', async () => {
@@ -177,31 +179,35 @@ describe('SIGHUP (a closed terminal, a dropped SSH session) is SIGTERM', () => {
     expect(journalRunIds()).toEqual([]);
   });
 
-  it('before the apply, during the image check against a registry that never answers: exits 130 at once, nothing applied', async () => {
-    await deployWeb(env);
-    const v1 = peopleMadeObjects(env.cluster.store);
-    const silent = await blackHole();
-    try {
-      const running = kguardWith([
-        'apply',
-        '-f',
-        await env.write('web.yaml', deploymentYaml('web', `127.0.0.1:${silent.port}/team/app:v1`)),
-        '--request-timeout',
-        '60s',
-      ]);
-      await eventually(() => (silent.connections.length > 0 ? true : undefined), 60_000);
-      const signalled = Date.now();
-      running.child.kill('SIGHUP');
-      const run = await running.done;
-      expect(run.exitCode, run.output).toBe(130);
-      // Before: the registry's request held the exit until --request-timeout (60 s here).
-      expect(Date.now() - signalled).toBeLessThan(30_000);
-      expect(run.output).toContain('kguard: SIGHUP: stopping; nothing was applied');
-      expect(differencesFrom(v1, peopleMadeObjects(env.cluster.store))).toEqual([]);
-    } finally {
-      await silent.close();
-    }
-  });
+  it.each(['SIGHUP', 'SIGINT'] as const)(
+    'before the apply, during the image check against a registry that never answers: %s exits 130 at once, nothing applied',
+    async (signal) => {
+      await deployWeb(env);
+      const v1 = peopleMadeObjects(env.cluster.store);
+      const silent = await blackHole();
+      try {
+        const running = kguardWith([
+          'apply',
+          '-f',
+          await env.write('web.yaml', deploymentYaml('web', `127.0.0.1:${silent.port}/team/app:v1`)),
+          '--request-timeout',
+          '60s',
+        ]);
+        await eventually(() => (silent.connections.length > 0 ? true : undefined), 60_000);
+        const signalled = Date.now();
+        running.child.kill(signal);
+        const run = await running.done;
+        expect(run.exitCode, run.output).toBe(130);
+        // Before: the registry's request held the exit until --request-timeout (60 s here).
+        expect(Date.now() - signalled).toBeLessThan(30_000);
+        expect(run.output).toContain(`kguard: ${signal}: stopping; nothing was applied`);
+        expect(differencesFrom(v1, peopleMadeObjects(env.cluster.store))).toEqual([]);
+      } finally {
+        await silent.close();
+      }
+    },
+    120_000,
+  );
 });
 
 /** A TCP server on 127.0.0.1 that accepts connections and never answers (a black-holed registry). */
@@ -232,7 +238,9 @@ describe('three CI retries at once after a kill -9 (10 times)', () => {
       const retries = await Promise.all(
         [0, 1, 2].map(() => kguardWith(['apply', '-f', v3, ...fast, '--lock-timeout', '120s']).done),
       );
-      const story = retries.map((retry, index) => `retry ${index + 1} (round ${round + 1}):\n${retry.output}`).join('\n');
+      const story = retries
+        .map((retry, index) => `retry ${index + 1} (round ${round + 1}):\n${retry.output}`)
+        .join('\n');
       // Before: in 1 of 3 tries one exited 4, "2 need a person", for the first one's restore.
       expect(
         retries.map((retry) => retry.exitCode),
