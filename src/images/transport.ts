@@ -20,7 +20,9 @@ export function transport(
   return {
     async send(url, method, headers) {
       if (!proxyFor(new URL(url), env)) return straight.send(url, method, headers);
-      proxied ??= import('./proxied-transport.js').then((module) => module.proxiedTransport(requestTimeoutMs, env, cancel));
+      proxied ??= import('./proxied-transport.js').then((module) =>
+        module.proxiedTransport(requestTimeoutMs, env, cancel),
+      );
       return (await proxied).send(url, method, headers);
     },
     async close() {

@@ -84,7 +84,8 @@ export async function claimRecovery(
       if (written.ok) return { claimed: true };
       if (written.notFound) return { claimed: false, by: lastClaimer ? describe(lastClaimer) : 'another kguard' };
       // 409: another retry claimed it between the read and the write; read it again.
-      if (!written.conflict) throw new Error(`kguard could not claim run ${target.runId}'s journal: ${written.message}`);
+      if (!written.conflict)
+        throw new Error(`kguard could not claim run ${target.runId}'s journal: ${written.message}`);
       continue;
     }
     if (!lastClaimer) deps.onWait?.(describe(claimer!));

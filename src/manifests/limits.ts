@@ -29,7 +29,11 @@ export function oversizedObjects(text: string, origin: string): OversizedObject[
   if (Buffer.byteLength(text) <= PARSE_ABOVE_BYTES) return [];
   const documents = splitDocuments(text) ?? [{ index: 1, text, json: false, head: undefined }];
   return documents.flatMap((document) =>
-    oversizedInDocument(document.text, document.json, documents.length > 1 ? `${origin} (document ${document.index})` : origin),
+    oversizedInDocument(
+      document.text,
+      document.json,
+      documents.length > 1 ? `${origin} (document ${document.index})` : origin,
+    ),
   );
 }
 

@@ -9,7 +9,6 @@
 // read alone (an alias to an anchor elsewhere, a flow collection over several lines) leaves that
 // document to its text's size, as limits.ts does with a document it cannot read.
 import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { parse } from 'yaml';
 import {
   dataProblem,
@@ -29,7 +28,6 @@ const PART_BYTES = 1024 * 1024;
 
 /** The objects of the file at `path` the API server would refuse for their size, read a line at a time. */
 export async function oversizedInFile(path: string, origin: string): Promise<OversizedObject[]> {
-  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
   const found: Array<{ index: number; problems: OversizedObject[] }> = [];
   let documents = 0;
   let json: boolean | undefined;
@@ -40,14 +38,14 @@ export async function oversizedInFile(path: string, origin: string): Promise<Ove
     const problems = current.verdict();
     if (problems.length > 0) found.push({ index: documents, problems });
   };
-  for await (const line of lines) {
+  for await (const line of linesOf(path)) {
     // A JSON file is one document (documents.ts).
-    if (json === undefined && line.trim() !== '') json = line.trimStart().startsWith('{');
-    if (!json && line.startsWith('---')) {
-      const rest = line.slice(3).trim();
+    if (json === undefined && !isBlank(line)) json = line[firstNonSpace(line)] === 0x7b;
+    if (!json && line[0] === 0x2d && line[1] === 0x2d && line[2] === 0x2d) {
+      const rest = line.subarray(3).toString('utf8').trim();
       end();
       current = new DocumentSizer(false);
-      if (rest !== '' && !rest.startsWith('#')) current.add(rest);
+      if (rest !== '' && !rest.startsWith('#')) current.add(Buffer.from(rest));
       continue;
     }
     current ??= new DocumentSizer(json === true);
@@ -57,6 +55,36 @@ export async function oversizedInFile(path: string, origin: string): Promise<Ove
   return found.flatMap(({ index, problems }) =>
     problems.map((problem) => ({ ...problem, where: documents > 1 ? `${origin} (document ${index})` : origin })),
   );
+}
+
+/** The file's lines as bytes, without their line ends: a document under 1 MiB is never decoded. */
+async function* linesOf(path: string): AsyncGenerator<Buffer> {
+  // A line longer than a chunk is gathered in pieces and joined once (a 50 MB value is one line).
+  let pieces: Buffer[] = [];
+  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
+    let start = 0;
+    for (let end = chunk.indexOf(0x0a); end !== -1; end = chunk.indexOf(0x0a, start)) {
+      const piece = chunk.subarray(start, end);
+      const line = pieces.length > 0 ? Buffer.concat([...pieces, piece]) : piece;
+      pieces = [];
+      yield line[line.length - 1] === 0x0d ? line.subarray(0, line.length - 1) : line;
+      start = end + 1;
+    }
+    if (start < chunk.length) pieces.push(chunk.subarray(start));
+  }
+  if (pieces.length > 0) yield Buffer.concat(pieces);
+}
+
+function firstNonSpace(line: Buffer): number {
+  let index = 0;
+  while (index < line.length && (line[index] === 0x20 || line[index] === 0x09)) index++;
+  return index;
+}
+
+/** Blank or a comment: no content (documents.ts hasContent). */
+function isBlank(line: Buffer): boolean {
+  const first = firstNonSpace(line);
+  return first === line.length || line[first] === 0x23;
 }
 
 /** A top-level key of a big document: its lines while small, its entries in batches once big. */
@@ -71,7 +99,9 @@ interface Part {
 class DocumentSizer {
   hasContent = false;
   private bytes = 0;
+  private pending: Buffer[] | undefined = [];
   private whole: string[] | undefined = [];
+  private wholeBytes = 0;
   private part: Part | undefined;
   private keys = 0;
   private head: Record<string, unknown> = {};
@@ -82,21 +112,34 @@ class DocumentSizer {
 
   constructor(private readonly json: boolean) {}
 
-  add(line: string): void {
-    const bytes = Buffer.byteLength(line) + 1;
+  add(raw: Buffer): void {
+    const bytes = raw.length + 1;
     this.bytes += bytes;
-    const trimmed = line.trim();
-    if (trimmed !== '' && !trimmed.startsWith('#')) this.hasContent = true;
+    if (!this.hasContent && !isBlank(raw)) this.hasContent = true;
+    // Under 1 MiB a document is never parsed (limits.ts): its lines stay bytes, not strings.
+    if (this.pending) {
+      this.pending.push(raw);
+      if (this.bytes <= PARSE_ABOVE_BYTES) return;
+      const kept = this.pending;
+      this.pending = undefined;
+      for (const line of kept) this.addText(line.toString('utf8'));
+      return;
+    }
+    this.addText(raw.toString('utf8'));
+  }
+
+  private addText(line: string): void {
     if (this.whole) {
       this.whole.push(line);
-      if (this.json || this.bytes <= WHOLE_BYTES) return;
+      this.wholeBytes += Buffer.byteLength(line) + 1;
+      if (this.json || this.wholeBytes <= WHOLE_BYTES) return;
       // Too big to parse whole: its lines so far go part by part, and the rest as they come.
       const kept = this.whole;
       this.whole = undefined;
       for (const keptLine of kept) this.partLine(keptLine, Buffer.byteLength(keptLine) + 1);
       return;
     }
-    this.partLine(line, bytes);
+    this.partLine(line, Buffer.byteLength(line) + 1);
   }
 
   /** What the API server would refuse of this document (`where` is set by the caller). */
@@ -185,7 +228,9 @@ class DocumentSizer {
       this.keys += 1;
     }
     if (Array.isArray(values)) {
-      values.forEach((value, index) => (this.jsonBytes += (first && index === 0 ? 0 : 1) + jsonBytes(value)));
+      values.forEach((value, index) => {
+        this.jsonBytes += (first && index === 0 ? 0 : 1) + jsonBytes(value);
+      });
       if (key === 'items') this.countItems(values);
       return;
     }
@@ -243,15 +288,42 @@ class EntryBatches {
 
   private flush(): void {
     if (this.batch.length === 0) return;
-    const text = this.batch.join('\n');
+    const lines = this.batch;
     this.batch = [];
     this.bytes = 0;
-    const values = readYaml(text);
+    // `key: value` lines of plain strings (a ConfigMap's data, mostly) are read without the YAML parser.
+    const values = plainEntries(lines) ?? readYaml(lines.join('\n'));
+    const text = values === undefined ? lines.join('\n') : '';
     if (values === undefined && !/\S/.test(text.replace(/^\s*#.*$/gm, ''))) return;
     this.onBatch(values, this.first);
     this.first = false;
   }
 }
+
+/**
+ * `key: value` lines whose values YAML's core schema reads as plain strings, as YAML would read
+ * them; undefined when any line is more than that (quotes, flow, block scalars, comments, anchors,
+ * tags, or a value that would be a number, a boolean or null).
+ */
+function plainEntries(lines: readonly string[]): Record<string, string> | undefined {
+  const entries: Record<string, string> = {};
+  for (const line of lines) {
+    if (line.trim() === '') continue;
+    const match = PLAIN_ENTRY.exec(line);
+    if (!match) return undefined;
+    const [, key, value] = match as unknown as [string, string, string];
+    if (NOT_A_STRING.test(value) || value.includes(': ') || value.includes(' #') || value.endsWith(':'))
+      return undefined;
+    entries[key] = value;
+  }
+  return entries;
+}
+
+/** A key of letters, digits and . _ / -; a value that starts as no YAML indicator does. */
+const PLAIN_ENTRY = /^([A-Za-z0-9._/-]+): ([^\s!&*|>'"%@`{}[\],#?:-][^\t]*?|-[^\s\t][^\t]*?) *$/;
+/** YAML 1.2 core schema: what a plain scalar resolves to other than a string (yaml's core tags). */
+const NOT_A_STRING =
+  /^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
 
 function readYaml(text: string): unknown {
   try {
@@ -262,8 +334,13 @@ function readYaml(text: string): unknown {
 }
 
 function jsonBytes(value: unknown): number {
+  // A string with nothing to escape is its bytes and two quotes: no copy of a 50 MB value.
+  if (typeof value === 'string' && !NEEDS_ESCAPE.test(value)) return Buffer.byteLength(value) + 2;
   return Buffer.byteLength(JSON.stringify(value) ?? 'null');
 }
+
+/** What JSON.stringify escapes: quotes, backslashes, control characters, lone surrogates. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -36,7 +36,12 @@ export class RunRecorder implements Reporter {
     }
     if (event.kind === 'restored') this.changed.delete(objectKey(event.object));
     if (event.kind === 'journal') this.runId = event.runId;
-    if (event.kind === 'journal' || event.kind === 'applied' || event.kind === 'apply-failed' || event.kind === 'changes')
+    if (
+      event.kind === 'journal' ||
+      event.kind === 'applied' ||
+      event.kind === 'apply-failed' ||
+      event.kind === 'changes'
+    )
       this.applyBegun = true;
     this.inner.emit(event);
   }

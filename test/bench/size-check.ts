@@ -40,10 +40,32 @@ const SHAPES: Record<string, () => string> = {
   },
 };
 
-async function measure(file: string): Promise<{ exitCode: number; wallMs: number; peakRssMiB: number; said: string }> {
+/** A kubeconfig whose cluster nobody serves: the check must answer before kubectl is asked anything. */
+const KUBECONFIG = `apiVersion: v1
+kind: Config
+clusters:
+- name: nowhere
+  cluster:
+    server: https://127.0.0.1:9
+contexts:
+- name: nowhere
+  context:
+    cluster: nowhere
+    user: nobody
+current-context: nowhere
+users:
+- name: nobody
+  user:
+    token: bench
+`;
+
+async function measure(
+  file: string,
+  kubeconfig: string,
+): Promise<{ exitCode: number; wallMs: number; peakRssMiB: number; said: string }> {
   const began = performance.now();
   const child = execa(kguard, ['apply', '-f', file], {
-    env: { ...process.env, KUBECONFIG: join(tmpdir(), 'kguard-bench-no-kubeconfig'), CI: 'true', NO_COLOR: '1' },
+    env: { ...process.env, KUBECONFIG: kubeconfig, CI: 'true', NO_COLOR: '1' },
     reject: false,
     timeout: 10 * 60_000,
   });
@@ -68,13 +90,15 @@ async function measure(file: string): Promise<{ exitCode: number; wallMs: number
 
 const dir = await mkdtemp(join(tmpdir(), 'kguard-bench-size-'));
 try {
+  const kubeconfig = join(dir, 'kubeconfig');
+  await writeFile(kubeconfig, KUBECONFIG);
   console.log(`kguard: ${kguard}; manifests of ${Math.round(bytes / 1024 / 1024)} MiB`);
   console.log('| shape | exit | wall | peak RSS | first words |');
   console.log('| --- | --- | --- | --- | --- |');
   for (const [shape, make] of Object.entries(SHAPES)) {
     const file = join(dir, 'big.yaml');
     await writeFile(file, make());
-    const run = await measure(file);
+    const run = await measure(file, kubeconfig);
     console.log(
       `| ${shape} | ${run.exitCode} | ${(run.wallMs / 1000).toFixed(1)} s | ${run.peakRssMiB} MiB | ${run.said} |`,
     );

@@ -124,7 +124,13 @@ export async function finishDeadRuns(
       );
     });
     if (!claim.claimed) {
-      deps.reporter.emit({ kind: 'recovered-run', runId: run.runId, restored: 0, untouched: objects.length, by: claim.by });
+      deps.reporter.emit({
+        kind: 'recovered-run',
+        runId: run.runId,
+        restored: 0,
+        untouched: objects.length,
+        by: claim.by,
+      });
       recovered.push({ runId: run.runId, restored: 0, untouched: objects.length });
       continue;
     }
