@@ -9,11 +9,11 @@ export const ExitCode = {
   InputError: 1,
   /** kubectl or the cluster failed before or during apply. */
   ClusterError: 2,
-  /** A changed workload failed; it was rolled back (or left in place with --no-rollback). */
+  /** A changed workload failed; what the apply changed was restored (or left in place with --no-rollback). */
   RolledBack: 3,
-  /** A changed workload failed and rollback failed or was impossible: a person must act. */
+  /** A changed workload failed and its restore failed or was impossible: a person must act. */
   RollbackFailed: 4,
-  /** A changed workload did not become healthy within --timeout (rolled back unless --no-rollback). */
+  /** A changed workload did not become healthy within --timeout (restored unless --no-rollback). */
   TimedOut: 5,
   /** Cancelled by SIGINT or SIGTERM (128 + 2, as shells report Ctrl-C); what the apply changed was restored. */
   Interrupted: 130,

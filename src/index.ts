@@ -7,18 +7,18 @@ import { guardedApply } from './api/apply.js';
 import { guardedFleetApply } from './api/fleet.js';
 import { fleetWaves, planWaves } from './run/fleet/fleet.js';
 import { parseFleetFile } from './run/fleet/fleet-file.js';
-import type { FleetPlan, FleetRollbackMode } from './model/fleet.js';
+import type { FleetPlan } from './model/fleet.js';
 import type { FleetReport } from './report/fleet.js';
 import { readStdin } from './api/environment.js';
 import { resolveApplyOptions, type GuardInput } from './api/options.js';
-import { parseDuration } from './duration.js';
+import { typedFromLibrary, type LibraryFlags } from './api/flag-values.js';
+import { readHealthRules } from './api/input-files.js';
 import { InputError, KguardError } from './errors.js';
 import type { Reporter, RunEvent } from './model/events.js';
 import { formatEvent, type Line } from './report/format/format.js';
 import type { JsonReport } from './report/json.js';
 import { Redactor } from './report/safety/redact.js';
 import { sanitizeText } from './report/safety/sanitize.js';
-import type { RollbackMode } from './model/result.js';
 
 export { ExitCode, InputError, InterruptedError, KguardError, KubectlError } from './errors.js';
 export { REPORT_VERSION, type JsonObject as ObjectReport, type JsonReport as ApplyReport } from './report/json.js';
@@ -28,65 +28,17 @@ export type { Line as EventLine, Tone as EventTone } from './report/format/forma
 export type { Outcome } from './model/result.js';
 export type { FleetReport } from './report/fleet.js';
 export type { ClusterEnd, ClusterOutcome, FleetOutcome, FleetRollbackMode } from './model/fleet.js';
+export type { Duration } from './api/flag-values.js';
 
-/** A duration: milliseconds, or a Go-style string as on the command line ("90s", "5m", "1m30s"). */
-export type Duration = number | string;
-
-/** What `kguard apply` takes on its command line, as an object. Only `files` or `kustomize` is required. */
-export interface ApplyInput {
-  /** -f: files, directories, URLs, or "-" for `stdin` (below, or process.stdin). */
-  files?: string[];
-  /** -R: read directories in `files` recursively. */
-  recursive?: boolean;
-  /** -k: a kustomization directory. */
-  kustomize?: string;
+/**
+ * What `kguard apply` takes on its command line, as an object: a field per flag the library
+ * takes (api/flags.ts declares each once, with the flag; docs/library.md lists them). Only
+ * `files`, `kustomize` or `stdin` is required. Durations are milliseconds or Go-style strings
+ * ("90s", "5m"); `healthRules` is a file, as --health-rules.
+ */
+export interface ApplyInput extends LibraryFlags<'run'> {
   /** The manifests of `-`, instead of reading process.stdin; alone (no `files`, no `kustomize`), they are the whole apply. */
   stdin?: string | Uint8Array;
-  namespace?: string;
-  context?: string;
-  kubeconfig?: string;
-  serverSide?: boolean;
-  fieldManager?: string;
-  /** A preview: nothing changes. */
-  dryRun?: 'server' | 'client';
-  /** When restoring, keep the objects this apply created. */
-  keepCreated?: boolean;
-  /** false: no journal in the cluster and no leases (--no-journal). Default true. */
-  journal?: boolean;
-  /** Default "5m". */
-  lockTimeout?: Duration;
-  /** Where cluster-scoped objects are journalled and leased. Default "kube-system". */
-  journalNamespace?: string;
-  /** How long each changed rollout may take. Default "5m". */
-  timeout?: Duration;
-  /** How long the restore may take. Default: `timeout`. */
-  rollbackTimeout?: Duration;
-  /** The longest wait between two looks at a rollout (or between polls with `poll`). Default "2s". */
-  pollInterval?: Duration;
-  /** true: poll every `pollInterval` instead of watching (--poll). Default false. */
-  poll?: boolean;
-  /** Shell commands run once every changed workload is healthy; any exit but 0 restores the apply (--verify). */
-  verify?: string[];
-  /** Job manifest files run in the cluster after the rollout, like `helm test` (--verify-job). */
-  verifyJobs?: string[];
-  /** How long each verify command or Job may take. Default "2m". */
-  verifyTimeout?: Duration;
-  /** Keep the verify Jobs instead of deleting them. Default false. */
-  keepVerify?: boolean;
-  /** After healthy and verified, keep watching this long; a restart, a pod leaving Ready or an eviction restores the apply. Default "0s". */
-  bake?: Duration;
-  /** The old name of `bake`. */
-  settle?: Duration;
-  /** During the bake, run the `verify` commands again this often. Default: not again. */
-  verifyInterval?: Duration;
-  /** Successful runs kept per namespace for `kguard history` and `kguard undo`. Default 10; 0 keeps none. */
-  history?: number;
-  /** Default "all". */
-  rollback?: RollbackMode;
-  /** How many of a failing container's last lines the log events quote (the report keeps up to 50). Default 5. */
-  logLines?: number;
-  /** How many kubectl processes may run at once (watch streams aside). Default 8. */
-  concurrency?: number;
   /** More `kubectl apply` flags, as after `--` on the command line. */
   kubectlArgs?: string[];
   /** The kubectl binary. Default: $KGUARD_KUBECTL, or `kubectl` from PATH. */
@@ -127,7 +79,7 @@ async function libraryRun<T>(
 ): Promise<T> {
   const redactor = new Redactor();
   try {
-    const options = resolveApplyOptions(guardInput(input));
+    const options = resolveApplyOptions(await guardInput(input));
     return await run(options, {
       redactor,
       reporter: callbackReporter(input.onEvent),
@@ -142,17 +94,8 @@ async function libraryRun<T>(
   }
 }
 
-/** A fleet: the same apply, cluster by cluster. `context` is not given; the waves name the contexts. */
-export interface FleetInput extends Omit<ApplyInput, 'context'> {
-  /** Contexts of the kubeconfig, one wave each, in order. */
-  contexts?: string[];
-  /** A first wave of this one context; then every other context of `contexts` in one parallel wave. */
-  canary?: string;
-  /** When a cluster fails: restore every cluster this run changed (all, the default), only the failed one, or none. */
-  fleetRollback?: FleetRollbackMode;
-  /** A fleet file (YAML or JSON, schema/fleet.schema.json) instead of contexts and canary: waves, parallel, bake, per-context overrides. */
-  fleetFile?: string;
-}
+/** A fleet: the same apply, cluster by cluster, with the fleet's fields (`contexts`, `canary`, `fleetFile`, `fleetRollback`). `context` is not given; the waves name the contexts. */
+export interface FleetInput extends Omit<ApplyInput, 'context'>, LibraryFlags<'fleet'> {}
 
 /**
  * Applies to each cluster in turn, wave by wave, with the whole pipeline of apply() in each; a
@@ -186,44 +129,16 @@ async function fleetPlanOf(input: FleetInput): Promise<FleetPlan> {
   return { ...parseFleetFile(text, input.fleetFile), rollback };
 }
 
-/** The library's input as typed options: numbers are milliseconds, strings Go durations. */
-function guardInput(input: Omit<ApplyInput, 'context'> & { context?: string }): GuardInput {
+/** The library's input as typed options, each field read by its flag's row (api/flags.ts); --health-rules' file read and checked. */
+async function guardInput(input: Omit<ApplyInput, 'context'> & { context?: string }): Promise<GuardInput> {
+  const { filenames, ...typed } = typedFromLibrary(input);
   return {
+    ...typed,
     // Manifests given as text alone are read as kubectl reads stdin.
-    filenames: input.files ?? (input.stdin !== undefined && input.kustomize === undefined ? ['-'] : []),
-    recursive: input.recursive,
-    kustomize: input.kustomize,
-    namespace: input.namespace,
-    context: input.context,
-    kubeconfig: input.kubeconfig,
-    serverSide: input.serverSide,
-    fieldManager: input.fieldManager,
-    dryRun: input.dryRun,
-    keepCreated: input.keepCreated,
-    journal: input.journal,
-    lockTimeoutMs: ms(input.lockTimeout, 'lockTimeout'),
-    journalNamespace: input.journalNamespace,
-    timeoutMs: ms(input.timeout, 'timeout'),
-    rollbackTimeoutMs: ms(input.rollbackTimeout, 'rollbackTimeout'),
-    pollIntervalMs: ms(input.pollInterval, 'pollInterval'),
-    poll: input.poll,
-    settleMs: ms(input.settle, 'settle'),
-    bakeMs: ms(input.bake, 'bake'),
-    verifyCommands: input.verify,
-    verifyJobs: input.verifyJobs,
-    verifyTimeoutMs: ms(input.verifyTimeout, 'verifyTimeout'),
-    keepVerify: input.keepVerify,
-    verifyIntervalMs: ms(input.verifyInterval, 'verifyInterval'),
-    history: input.history,
-    rollback: input.rollback,
-    logLines: input.logLines,
-    concurrency: input.concurrency,
+    filenames: filenames ?? (input.stdin !== undefined && input.kustomize === undefined ? ['-'] : []),
+    ...(input.healthRules === undefined ? {} : { healthRules: await readHealthRules(input.healthRules) }),
     kubectlArgs: input.kubectlArgs,
   };
-}
-
-function ms(duration: Duration | undefined, name: string): number | undefined {
-  return typeof duration === 'string' ? parseDuration(duration, name) : duration;
 }
 
 function callbackReporter(onEvent: ApplyInput['onEvent']): Reporter {

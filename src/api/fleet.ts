@@ -21,7 +21,7 @@ import { secretValuesOfObjects } from '../report/safety/redact.js';
 import { sanitizeText } from '../report/safety/sanitize.js';
 import { clusterOptions, clustersToRestore, fleetExitCode, fleetOutcome } from '../run/fleet/fleet.js';
 import { runRollback } from '../run/rollback/rollback.js';
-import { listRuns } from '../run/status/runs.js';
+import { listRuns } from '../journal/runs.js';
 import { privateCopies, removeCopiesOf } from '../restore/private-copies.js';
 import { guardedApply, type GuardedApplyDeps } from './apply.js';
 import { missingKubeconfig } from './environment.js';
@@ -202,7 +202,7 @@ function clusterKubectl(options: GuardedApplyOptions, deps: FleetDeps): Kubectl 
   );
 }
 
-/** A healthy cluster whose changes the fleet takes back: the journal rollback of its run. */
+/** A healthy cluster whose changes the fleet takes back: its run restored from its journal (runRollback). */
 async function restoreCluster(
   runId: string,
   where: string,
@@ -225,7 +225,7 @@ async function restoreCluster(
         message: `${result.needsPerson} object(s) could not be restored: someone else changed them, or the API server refused. kguard rollback ${runId} ${where} finishes it.`,
       };
     }
-    // The run is undone (runRollback took its history record back too).
+    // The run is restored (runRollback took its history record back too).
     await Promise.all([copies.remove(), removeCopiesOf(runId)]);
     return { outcome: 'restored', exitCode: ExitCode.RolledBack };
   } catch (error) {

@@ -1,66 +1,12 @@
 // The options of a guarded apply, checked once. The CLI parses its strings at its edge and the
-// library passes typed values; both build the options here, with the defaults of model/options.ts.
+// library passes typed values, each read by its flag's row (flags.ts); both build the options
+// here, with the defaults of model/options.ts.
 import { InputError } from '../errors.js';
 import { splitPassThrough } from '../kubectl/passthrough.js';
 import { DEFAULTS, type GuardedApplyOptions } from '../model/options.js';
-import type { RollbackMode } from '../model/result.js';
-import type { HealthRules } from '../model/health-rules.js';
+import type { GuardInput } from './flag-values.js';
 
-/** A guarded apply as typed values: what `kguard apply` takes, durations in milliseconds. */
-export interface GuardInput {
-  filenames: readonly string[];
-  /** The CD tool's name for the run: `kguard rollback --run-label` finds it. */
-  runLabel?: string;
-  recursive?: boolean;
-  kustomize?: string;
-  namespace?: string;
-  context?: string;
-  kubeconfig?: string;
-  serverSide?: boolean;
-  fieldManager?: string;
-  dryRun?: 'client' | 'server';
-  diff?: boolean;
-  confirm?: boolean;
-  keepCreated?: boolean;
-  journal?: boolean;
-  lockTimeoutMs?: number;
-  /** Where cluster-scoped objects are journalled and leased (default kube-system). */
-  journalNamespace?: string;
-  timeoutMs?: number;
-  rollbackTimeoutMs?: number;
-  pollIntervalMs?: number;
-  poll?: boolean;
-  /** The old name of bakeMs (--settle); both given, they must agree. */
-  settleMs?: number;
-  /** Commands run once every changed workload is healthy (--verify). */
-  verifyCommands?: readonly string[];
-  /** Job manifests run in the cluster after the rollout (--verify-job). */
-  verifyJobs?: readonly string[];
-  verifyTimeoutMs?: number;
-  keepVerify?: boolean;
-  bakeMs?: number;
-  verifyIntervalMs?: number;
-  /** Successful runs kept per namespace for kguard history and undo (--history); 0 keeps none. */
-  history?: number;
-  rollback?: RollbackMode;
-  logLines?: number;
-  /** Health rules for custom resources over the built-in table (--health-rules; the CLI validates the file). */
-  healthRules?: HealthRules;
-  /** --readiness-grace: a new pod that runs but is never Ready fails after this long. */
-  readinessGraceMs?: number;
-  /** --status-grace: a custom resource whose kind serves a status subresource waits this long for its controller's first status. */
-  statusGraceMs?: number;
-  /** kubectl processes at once (watch streams aside). */
-  concurrency?: number;
-  /** --image-check: ask each changed image's registry before the apply (default on). */
-  imageCheck?: 'on' | 'off';
-  /** --insecure-registry: registries asked over plain HTTP, besides loopback ones. */
-  insecureRegistries?: readonly string[];
-  /** kubectl's deadline for each API request (whole seconds). */
-  requestTimeoutMs?: number;
-  /** More `kubectl apply` flags, as after `--` on the command line. */
-  kubectlArgs?: readonly string[];
-}
+export type { GuardInput } from './flag-values.js';
 
 export function resolveApplyOptions(input: GuardInput): GuardedApplyOptions {
   const timeoutMs = input.timeoutMs ?? DEFAULTS.timeoutMs;

@@ -1,6 +1,6 @@
 // Turns a verdict, the failing pod's events and the failing containers' last lines into what a
 // person reads: the cause, the evidence (grouped: ten replicas failing alike are one line), the
-// logs, and a next step that still works after the rollback removed the pods. Pure.
+// logs, and a next step that still works after the restore removed the pods. Pure.
 import type { KubeEvent } from '../kube.js';
 import type { ObjectRef } from '../objects/model.js';
 import type { Cause, RolloutVerdict as Verdict } from '../model/verdict.js';
@@ -151,7 +151,7 @@ function withProbeFailure(finding: Finding, events: readonly KubeEvent[]): Findi
 
 /**
  * One line per (container, reason, message): "3 pods, container web: ErrImagePull: …". The first
- * finding given leads. Pod names matter little once the rollback removed the pods; JSON has them all.
+ * finding given leads. Pod names matter little once the restore removed the pods; JSON has them all.
  */
 export function findingLines(findings: readonly Finding[]): string[] {
   const groups = new Map<string, { first: Finding; pods: Set<string>; restarts: number }>();

@@ -26,7 +26,7 @@ import { explainUnknownOption, kubectlHabits, takeKubectlFlags } from './kubectl
 import { buildProgram } from './program.js';
 import { dotenvWhileRunning, workspace, writeDotenv, writeFleetJunit, writeJunit } from './ci-files.js';
 import type { Session } from './session.js';
-import { readFleetFile, readHealthRules } from './input-files.js';
+import { readFleetFile, readHealthRules } from '../api/input-files.js';
 import { fail, handleInterrupts } from './exits.js';
 import { setHeapPolicy } from './heap.js';
 
@@ -94,7 +94,7 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
   const earlyParts = raw.confirm || raw.fleet !== undefined ? undefined : loadEarlyParts();
   earlyParts?.catch(() => undefined);
   try {
-    const outputMode = parseOutputMode(raw.output);
+    const outputMode = parseOutputMode(raw.output ?? 'text');
     session.json = outputMode === 'json';
     session.logToStderr = session.json;
     session.junitFile = raw.junit;

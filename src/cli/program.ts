@@ -5,6 +5,8 @@ import { Argument, Command, Option } from 'commander';
 import { InputError } from '../errors.js';
 import { formatDuration } from '../duration.js';
 import { DEFAULTS } from '../model/options.js';
+import type { Flag } from '../api/flag-kinds.js';
+import { APPLY_FLAGS } from '../api/flags.js';
 import { kguardVersion, runtimeVersion } from '../version.js';
 import { applyHelp } from './help.js';
 import type { HistoryCommandOptions } from './commands/history-commands.js';
@@ -23,18 +25,30 @@ export interface ProgramHandlers {
   kubectlFlag(arg: string): void;
 }
 
-function collect(value: string, previous: string[]): string[] {
+/** A repeatable flag's values, in order. */
+function collect(value: string, previous: readonly string[] = []): string[] {
   return [...previous, value];
+}
+
+/** The commander options of flag rows (api/flags.ts), in the rows' order. */
+function flagOptions(command: Command, rows: readonly Flag[]): Command {
+  for (const row of rows) {
+    const option = new Option(row.syntax, row.help);
+    if (row.repeatable) option.default(row.default).argParser(collect);
+    else if (row.default !== undefined) option.default(row.default);
+    if (row.choices) option.choices(row.choices);
+    if (row.hidden) option.hideHelp();
+    command.addOption(option);
+  }
+  return command;
 }
 
 /** -v and -q, on every command that runs kubectl. */
 function verbosityOptions(command: Command): Command {
-  return command
-    .option(
-      '-v, --verbose',
-      "also print every kubectl command kguard runs, with its duration and exit (credentials masked); kubectl's own -v goes after --",
-    )
-    .option('-q, --quiet', 'print only the verdict lines and what a person must do');
+  return flagOptions(
+    command,
+    APPLY_FLAGS.filter((row) => row.name === 'verbose' || row.name === 'quiet'),
+  );
 }
 
 function withKubectlOptions(command: Command, handlers: ProgramHandlers): Command {
@@ -53,173 +67,8 @@ export function buildProgram(name: string, words: readonly string[], handlers: P
     .addHelpText('after', () => applyHelp(name))
     .exitOverride();
   const rollbackFlags: string[] = [];
-  const apply = program
-    .command('apply')
+  const apply = flagOptions(program.command('apply'), APPLY_FLAGS)
     .description('apply manifests, watch every changed workload, restore everything the apply changed on failure')
-    .option('-f, --filename <file|dir|url|->', 'manifests to apply (repeatable); - reads stdin', collect, [])
-    .option('-R, --recursive', 'read directories given with -f recursively')
-    .option('-k, --kustomize <dir>', 'apply a kustomization directory')
-    .option('-n, --namespace <namespace>', 'namespace for objects that name none')
-    .option('--context <name>', 'kubeconfig context to use')
-    .option(
-      '--contexts <names>',
-      'a fleet: apply to these kubeconfig contexts (comma-separated), one wave each, in order; a wave must be healthy before the next starts',
-    )
-    .option(
-      '--canary <context>',
-      'a fleet: apply to this context first, then to the other --contexts in one parallel wave',
-    )
-    .option(
-      '--fleet <file>',
-      "a fleet from a file (YAML or JSON, schema/fleet.schema.json): waves of contexts, each wave's parallel and bake, per-context namespace, kubeconfig and kubectl flags",
-    )
-    .addOption(
-      new Option(
-        '--fleet-rollback <mode>',
-        'when a cluster of a fleet fails: restore every cluster this run changed (all), only the failed one (failed), or none',
-      )
-        .choices(['all', 'failed', 'none'])
-        .default('all'),
-    )
-    .option('--kubeconfig <path>', 'kubeconfig file to use')
-    .option('--server-side', 'use server-side apply')
-    .option(
-      '--dry-run [strategy]',
-      'preview: say what would be created, changed or left alone; nothing changes (server, client)',
-    )
-    .option(
-      '--keep-created',
-      'when restoring, keep objects this apply created (they are reported with their delete command)',
-    )
-    .option('--field-manager <name>', 'field manager name for the apply')
-    .option(
-      '--no-journal',
-      'do not journal the run in the cluster nor lease its objects (a killed run cannot be rolled back by kguard rollback)',
-    )
-    .option(
-      '--lock-timeout <duration>',
-      'how long to wait for objects another kguard run holds',
-      formatDuration(DEFAULTS.lockTimeoutMs),
-    )
-    .option(
-      '--journal-namespace <namespace>',
-      "where cluster-scoped objects are journalled and leased (each namespace's objects are journalled in it)",
-      DEFAULTS.journalNamespace,
-    )
-    .option(
-      '--timeout <duration>',
-      "how long each rollout may take to become healthy (kubectl's own --timeout goes after --)",
-      formatDuration(DEFAULTS.timeoutMs),
-    )
-    .option('--rollback-timeout <duration>', 'how long a rollback may take (default: --timeout)')
-    .option(
-      '--poll-interval <duration>',
-      'longest time between two looks at a rollout (watching), or between polls (--poll)',
-      formatDuration(DEFAULTS.pollIntervalMs),
-    )
-    .option('--poll', 'poll the rollouts every --poll-interval instead of watching them')
-    .option(
-      '--verify <command>',
-      'after every changed workload is healthy, run this shell command; any exit but 0 restores the apply (repeatable)',
-      collect,
-      [],
-    )
-    .option(
-      '--verify-job <file>',
-      'after the rollout, run this Job in the cluster (like helm test); failed or late restores the apply (repeatable)',
-      collect,
-      [],
-    )
-    .option(
-      '--verify-timeout <duration>',
-      'how long each --verify command or --verify-job may take',
-      formatDuration(DEFAULTS.verifyTimeoutMs),
-    )
-    .option('--keep-verify', 'keep the --verify-job Jobs instead of deleting them')
-    .option(
-      '--bake <duration>',
-      'after healthy and verified, keep watching this long: a restart, a pod leaving Ready or an eviction restores the apply',
-    )
-    .option('--verify-interval <duration>', 'during --bake, run the --verify commands again this often')
-    .addOption(new Option('--settle <duration>', 'the old name of --bake').hideHelp())
-    .option(
-      '--history <n>',
-      'keep the records of this many successful runs per namespace, for kguard history and undo (0 keeps none)',
-      String(DEFAULTS.history),
-    )
-    .option(
-      '--concurrency <n>',
-      'how many kubectl processes may run at once (watch streams aside)',
-      String(DEFAULTS.concurrency),
-    )
-    .option(
-      '--request-timeout <duration>',
-      "kubectl's deadline for each API request (kubectl --request-timeout)",
-      formatDuration(DEFAULTS.requestTimeoutMs),
-    )
-    .option(
-      '--readiness-grace <duration>',
-      "a new pod that runs but is never Ready (its readiness probe fails) fails the rollout after this long, with the probe's last failure",
-      formatDuration(DEFAULTS.readinessGraceMs),
-    )
-    .option(
-      '--status-grace <duration>',
-      "a custom resource whose kind has a status subresource waits this long for its controller's first status, then kstatus judges it without one",
-      formatDuration(DEFAULTS.statusGraceMs),
-    )
-    .addOption(
-      new Option(
-        '--image-check <mode>',
-        "before the apply, ask each changed image's registry (with the pods' pull credentials) whether it exists: a missing one refuses the run, an unreachable registry is said and passed",
-      )
-        .choices(['on', 'off'])
-        .default(DEFAULTS.imageCheck),
-    )
-    .option(
-      '--insecure-registry <host>',
-      'ask this registry (host[:port]) over plain HTTP, as loopback registries are (repeatable)',
-      (value: string, previous: string[] = []) => [...previous, value],
-    )
-    .option(
-      '--health-rules <file>',
-      'health rules for custom resources (JSON or YAML, schema/health-rules.schema.json), over the built-in table',
-    )
-    .option(
-      '--log-lines <n>',
-      "how many of a failing container's last lines to print (the JSON report has up to 50)",
-      String(DEFAULTS.logLines),
-    )
-    .addOption(
-      new Option(
-        '--rollback <mode>',
-        'on failure restore every object the apply changed (all), only failing ones (failed), or none',
-      )
-        .choices(['all', 'failed', 'none'])
-        .default('all'),
-    )
-    .option('--no-rollback', 'never roll back (same as --rollback none)')
-    .addOption(
-      new Option('-o, --output <format>', 'text, or json: one report on stdout, logs on stderr').default('text'),
-    )
-    .option('--junit <file>', 'also write a JUnit XML report to FILE: one test case per object of the apply')
-    .option(
-      '--dotenv <file>',
-      'also write KGUARD_OUTCOME and KGUARD_EXIT_CODE to FILE (GitLab artifacts:reports:dotenv); KGUARD_OUTCOME=running while the run runs',
-    )
-    .option(
-      '--run-label <text>',
-      "a name for this run from the CD tool that runs it (PipeCD's $SR_DEPLOYMENT_ID, a CI run id): kept in the journal, history, events and report; kguard rollback --run-label TEXT finds the run",
-    )
-    .option(
-      '--events <file|->',
-      'write every event as one line of JSON as it happens (NDJSON, schema/events.schema.json); - writes them to stdout and the log to stderr',
-    )
-    .option(
-      '--diff',
-      'preview with kubectl diff for every object the apply would create or change; nothing changes. exits 0 when nothing would change, 1 when something would, 2 or more on an error (input, usage, cluster), as kubectl diff',
-    )
-    .option('--confirm', 'on a terminal: preview with --diff, then ask before applying')
-    .option('-y, --yes', 'answer yes to --confirm (apply without asking)')
     .argument('[kubectl-args...]', 'after --: more kubectl apply flags, passed to kubectl apply')
     .addHelpText('after', () => applyHelp(name))
     .action(async (kubectlArgs: string[], raw: RawApplyOptions) => {
@@ -230,7 +79,6 @@ export function buildProgram(name: string, words: readonly string[], handlers: P
       }
       await handlers.apply({ ...raw, rollbackFlags }, kubectlArgs);
     });
-  verbosityOptions(apply);
   withKubectlOptions(apply, handlers);
   // Both flags write `rollback`; seeing each one lets a contradiction be refused (options.ts).
   apply.on('option:rollback', (mode: string) => rollbackFlags.push(`--rollback ${mode}`));

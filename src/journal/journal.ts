@@ -27,7 +27,7 @@ export interface JournalEntry {
   before: KubeObject | null;
   /** The object as the apply left it; undefined until the apply is done (null: it deleted it). */
   applied?: KubeObject | null;
-  /** The position of its phase in a phased apply: `kguard rollback` undoes later phases first. */
+  /** The position of its phase in a phased apply: a restore puts later phases back first. */
   stage?: number;
 }
 
@@ -124,17 +124,17 @@ export function readJournalSecret(secret: KubeObject): Journal {
 }
 
 /**
- * What `kguard rollback` puts back: each journalled object compared with the cluster now.
+ * What a restore of the run puts back (`kguard rollback`, `kguard undo`): each journalled object compared with the cluster now.
  * Known as applied: the restore checks it still is (someone else's change wins). Not known (the
  * run died during the apply): the live object stands in for it, the one guess a journal cannot avoid.
  */
-export function changesToUndo(
+export function changesToRestore(
   journal: Journal,
   live: ReadonlyMap<string, KubeObject | undefined>,
 ): Array<{ ref: ObjectRef; change: ObjectChange }> {
   return journal.objects.map((entry) => {
     const now = live.get(objectKey(entry.ref));
-    // Gone is gone: an object the run created that no longer exists has nothing to undo.
+    // Gone is gone: an object the run created that no longer exists has nothing to restore.
     if (!entry.before && !now) return { ref: entry.ref, change: { change: 'absent' } };
     // Equal is equal: a person who put the object back exactly (even as a new object) finished it.
     if (entry.before && now && now.metadata.uid !== entry.before.metadata.uid && sameContent(entry.before, now)) {

@@ -16,7 +16,7 @@ export const LEASE_VERSION = 'v1';
 export const OBJECTS_ANNOTATION = 'kguard.dev/objects';
 /** A run that had to wait takes a ticket: its place in the line of the runs that want its objects. */
 export const TICKET_ANNOTATION = 'kguard.dev/ticket';
-/** Where the run's journal is (or will be): a dead holder without one left nothing to roll back. */
+/** Where the run's journal is (or will be): a dead holder without one left nothing to restore. */
 export const JOURNAL_NAMESPACE_ANNOTATION = 'kguard.dev/journal-namespace';
 /** The selector of every kguard Lease of this format in a namespace. */
 export const LEASE_SELECTOR = `${LEASE_LABEL}=${LEASE_VERSION}`;

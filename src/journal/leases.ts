@@ -180,7 +180,7 @@ async function lookAt(
 
 /**
  * A Lease whose holder ran on this machine, has ended, and left no journal: killed while taking
- * its Leases or right at its end. Nothing of it is left to roll back, so its Leases need not be
+ * its Leases or right at its end. Nothing of it is left to restore, so its Leases need not be
  * waited out (a dead holder with a journal is: its objects may be half-applied until
  * `kguard rollback` restores them).
  */

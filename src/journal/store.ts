@@ -155,7 +155,7 @@ export class RunJournal {
   }
 
   /**
-   * The run ended cleanly: nothing is left to roll back. Its Secrets are deleted, the home one
+   * The run ended cleanly: nothing is left to restore. Its Secrets are deleted, the home one
    * last. Those that cannot be deleted are marked finished instead, so that `kguard status` never
    * offers to roll back a healthy run and `kguard rollback` refuses it.
    */
@@ -280,7 +280,7 @@ export interface JournalListing {
   journal: Journal;
   /**
    * When the API server created its first Secret (creationTimestamp, the server's clock): its age
-   * is told by that clock alone (expiry.ts), never by the writer's `expiresAt`.
+   * is told by that clock alone (liveness.ts journalExpired), never by the writer's `expiresAt`.
    */
   createdAt?: number;
   /** The journal Secrets found. */

@@ -20,7 +20,7 @@ export function failingBeforeApply(
   const overrides = overridesOf(before);
   if (!overrides.track) return undefined;
   const row = judgingRow(ref, overrides, healthRules);
-  if (row.plan(before, overrides)) return undefined;
+  if (row.unwatched(before, overrides)) return undefined;
   const rules = row.rules(overrides);
   if (!rules) return undefined;
   const verdict = judge(rules, { object: before, snapshot: snapshotOf([before]) }, { applied: before }, new Map(), {

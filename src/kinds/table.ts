@@ -29,20 +29,21 @@ import type { Job, KubeEvent } from '../kube.js';
 import { groupOf, kindKey, typeArg, type KubeObject, type ObjectRef } from '../objects/model.js';
 import { claimPutBack, claimRules } from './claim.js';
 import { crdRules } from './crd.js';
-import { planService, serviceRules } from './network/service.js';
+import { unwatchedService, serviceRules } from './network/service.js';
 import { ingressRules } from './network/ingress.js';
-import { daemonSetRules, planDaemonSet } from './workloads/daemonset.js';
-import { deploymentRules, planDeployment } from './workloads/deployment.js';
+import { daemonSetRules } from './workloads/daemonset.js';
+import { unwatchedOnDelete } from './workloads/on-delete.js';
+import { deploymentRules, unwatchedDeployment } from './workloads/deployment.js';
 import type { RolloutRules } from './engine.js';
 import { genericRules } from './health/generic.js';
 import { findHealthRule, healthRuleRules } from './health/health-rules.js';
 import { BUILT_IN_HEALTH_RULES } from './health/health-table.js';
 import type { HealthRule } from '../model/health-rules.js';
-import { completedThenDeleted, jobRecreate, jobRules, mayVanishWhenDone, planJob } from './workloads/job.js';
+import { completedThenDeleted, jobRecreate, jobRules, mayVanishWhenDone, unwatchedJob } from './workloads/job.js';
 import { HEALTH_ANNOTATION, HEALTH_RULE_ANNOTATION, type Overrides } from './overrides.js';
 import { podRules } from './workloads/pod.js';
 import { replicaSetRules } from './workloads/replicaset.js';
-import { planStatefulSet, statefulSetRules } from './workloads/statefulset.js';
+import { statefulSetRules } from './workloads/statefulset.js';
 import { immutablePutBack, type PutBackRule, type RecreateRule } from './refusals.js';
 import { deleteStuckPods, type RestoreHook } from './workloads/stuck-pods.js';
 
@@ -50,12 +51,12 @@ export interface KindRow {
   /** What one look reads in the object's namespace, as kubectl type arguments (one `kubectl get` for all). */
   reads(ref: ObjectRef): readonly string[];
   /** Before any look: an object with nothing to watch gets its verdict now (undefined: watch it). */
-  plan(applied: KubeObject, overrides: Overrides): Extract<Verdict, { state: 'applied' }> | undefined;
+  unwatched(applied: KubeObject, overrides: Overrides): Extract<Verdict, { state: 'applied' }> | undefined;
   /** The rules the shared engine judges it by; undefined for a kind that is never watched. */
   rules(overrides: Overrides): RolloutRules<unknown> | undefined;
   /** An extra step right after this kind's pre-apply copy was put back. */
   afterRestore?: RestoreHook;
-  /** What that extra step writes, in the object's namespace: checked before the apply (run/apply/permissions.ts). */
+  /** What that extra step writes, in the object's namespace: checked before the apply (run/apply/before-write/permissions.ts). */
   restoreNeeds?: ReadonlyArray<{ verb: string; group: string; resource: string; why: string }>;
   /** It is judged with the other objects of its own type in its namespace (an Ingress): its watch is not narrowed to its name. */
   readsSiblings?: boolean;
@@ -87,12 +88,12 @@ export interface KindRow {
 function watched<T>(
   rules: (overrides: Overrides) => RolloutRules<T>,
   reads: (ref: ObjectRef) => readonly string[],
-  plan: (applied: T) => Verdict | undefined = () => undefined,
+  unwatched: (applied: T) => Verdict | undefined = () => undefined,
   afterRestore?: RestoreHook,
 ): KindRow {
   return {
     reads,
-    plan: (applied) => plan(applied as unknown as T) as Extract<Verdict, { state: 'applied' }> | undefined,
+    unwatched: (applied) => unwatched(applied as unknown as T) as Extract<Verdict, { state: 'applied' }> | undefined,
     rules: (overrides) => rules(overrides) as unknown as RolloutRules<unknown>,
     afterRestore,
   };
@@ -100,7 +101,7 @@ function watched<T>(
 
 const applied = (detail?: string): KindRow => ({
   reads: () => [],
-  plan: () => ({ state: 'applied', detail }),
+  unwatched: () => ({ state: 'applied', detail }),
   rules: () => undefined,
 });
 
@@ -119,7 +120,7 @@ const ROWS: Readonly<Record<string, KindRow>> = {
       watched(
         () => deploymentRules,
         () => ['deployments.apps', 'replicasets.apps', 'pods'],
-        planDeployment,
+        unwatchedDeployment,
       ),
     ),
     unsettled: unsettledDeployment,
@@ -129,7 +130,7 @@ const ROWS: Readonly<Record<string, KindRow>> = {
       watched(
         () => statefulSetRules,
         () => ['statefulsets.apps', 'pods'],
-        planStatefulSet,
+        unwatchedOnDelete,
         deleteStuckPods,
       ),
     ),
@@ -141,7 +142,7 @@ const ROWS: Readonly<Record<string, KindRow>> = {
       watched(
         () => daemonSetRules,
         () => ['daemonsets.apps', 'pods'],
-        planDaemonSet,
+        unwatchedOnDelete,
       ),
     ),
     unsettled: unsettledDaemonSet,
@@ -153,7 +154,7 @@ const ROWS: Readonly<Record<string, KindRow>> = {
     ),
   ),
   'batch/Job': {
-    ...runningPods(watched(jobRules, () => ['jobs.batch', 'pods'], planJob)),
+    ...runningPods(watched(jobRules, () => ['jobs.batch', 'pods'], unwatchedJob)),
     goneWhenDone: {
       mayVanish: (applied) => mayVanishWhenDone(applied as unknown as Job),
       judge: (applied, lastSeen, events) =>
@@ -191,7 +192,7 @@ const ROWS: Readonly<Record<string, KindRow>> = {
   '/Service': watched(
     () => serviceRules,
     () => ['services', 'pods', 'deployments.apps', 'statefulsets.apps'],
-    planService,
+    unwatchedService,
   ),
   '/Endpoints': NO_STATUS,
   '/LimitRange': NO_STATUS,

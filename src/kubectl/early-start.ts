@@ -41,7 +41,7 @@ export interface EarlyStart {
   readonly wasted: boolean;
 }
 
-export interface EarlyStartPlan {
+export interface EarlyStartInput {
   binary: string;
   connectionArgs: readonly string[];
   request: ApplyRequest;
@@ -54,33 +54,33 @@ export interface EarlyStartPlan {
 
 /** Starts the run's channel and server dry run in the plain case; undefined otherwise (the run starts its own). */
 export async function startEarly(
-  plan: EarlyStartPlan,
+  given: EarlyStartInput,
   exec: Exec,
   openChannel: () => ApiChannel,
 ): Promise<EarlyStart | undefined> {
-  const { request } = plan;
-  if (plan.binary !== 'kubectl' || request.filenames.length === 0 || request.stdin !== undefined || request.recursive)
+  const { request } = given;
+  if (given.binary !== 'kubectl' || request.filenames.length === 0 || request.stdin !== undefined || request.recursive)
     return undefined;
   const [target, plainFiles] = await Promise.all([
-    readKubeconfigTarget(plan.connectionArgs, plan.env),
+    readKubeconfigTarget(given.connectionArgs, given.env),
     Promise.all(request.filenames.map(plainManifest)).then((plain) => plain.every(Boolean)),
   ]);
-  if (target === undefined || !plainFiles || plan.signal?.aborted) return undefined;
+  if (target === undefined || !plainFiles || given.signal?.aborted) return undefined;
 
-  const pinned = pinnedArgs(plan.connectionArgs, target);
+  const pinned = pinnedArgs(given.connectionArgs, target);
   const args = [
     ...pinned,
     ...applyCommand(request),
     '--dry-run=server',
     '-o',
     'json',
-    `--request-timeout=${requestTimeoutWithin(plan.requestTimeout, request.deadlineMs)}`,
+    `--request-timeout=${requestTimeoutWithin(given.requestTimeout, request.deadlineMs)}`,
   ];
   const cancel = new AbortController();
   const onAbort = () => cancel.abort();
-  plan.signal?.addEventListener('abort', onAbort, { once: true });
-  const running = exec(plan.binary, args, { timeoutMs: request.deadlineMs, cancelSignal: cancel.signal }).finally(() =>
-    plan.signal?.removeEventListener('abort', onAbort),
+  given.signal?.addEventListener('abort', onAbort, { once: true });
+  const running = exec(given.binary, args, { timeoutMs: request.deadlineMs, cancelSignal: cancel.signal }).finally(() =>
+    given.signal?.removeEventListener('abort', onAbort),
   );
   running.catch(() => undefined);
   const channel = openChannel();
@@ -104,7 +104,7 @@ export async function startEarly(
       channel.close();
     },
     async adopt(file, called, options) {
-      if (state !== 'waiting' || options?.input !== undefined || file !== plan.binary) return undefined;
+      if (state !== 'waiting' || options?.input !== undefined || file !== given.binary) return undefined;
       if (!sameWords(called, args)) {
         // Another server dry run (a part of a phased apply, other flags): this one will not be asked for.
         if (called.includes('--dry-run=server')) giveUp();

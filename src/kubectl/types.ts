@@ -142,7 +142,7 @@ export interface ApplyFamily {
 export interface ObjectReads {
   listObjects(namespace: string, types: readonly string[]): Promise<KubeObject[]>;
   getObject(type: string, namespace: string, name: string): Promise<KubeObject | undefined>;
-  workloadState(namespace: string, types: readonly string[]): Promise<WorkloadSnapshot>;
+  workloadSnapshot(namespace: string, types: readonly string[]): Promise<WorkloadSnapshot>;
   events(namespace: string, objectName: string): Promise<KubeEvent[]>;
   logs(
     namespace: string,

@@ -3,7 +3,7 @@ import type { ObjectRef } from '../objects/model.js';
 import type { Diagnosis, Finding } from './findings.js';
 import type { AppliedObject, ApplyPhase, ChangeKind, KeepReason, Outcome } from './result.js';
 import type { Progress } from './verdict.js';
-import type { BakeOutcome, VerifyCheck, VerifyOutcome, VerifyPhase } from './verify.js';
+import type { BakeOutcome, VerifyCheck, VerifyOutcome, CheckedDuring } from './verify.js';
 
 export type RunEvent =
   /** Where every kubectl call of the run goes: resolved once from the kubeconfig, then pinned. */
@@ -47,10 +47,10 @@ export type RunEvent =
   | { kind: 'tracking'; workload: ObjectRef; fromRevision?: number | string; detail: string }
   /** Changed, but with nothing to watch: an OnDelete StatefulSet, a CronJob, kguard.dev/track: "false". */
   | { kind: 'not-watched'; workload: ObjectRef; detail: string }
-  | { kind: 'progress'; workload: ObjectRef; progress: Progress; waitingFor: string; phase: Phase }
-  | { kind: 'pod-problem'; workload: ObjectRef; finding: Finding; phase: Phase }
+  | { kind: 'progress'; workload: ObjectRef; progress: Progress; waitingFor: string; phase: Watching }
+  | { kind: 'pod-problem'; workload: ObjectRef; finding: Finding; phase: Watching }
   /** Seen once and no reason to wait: a new pod its node ended (its replacement counts), replicas an autoscaler writes. */
-  | { kind: 'note'; workload: ObjectRef; text: string; phase: Phase }
+  | { kind: 'note'; workload: ObjectRef; text: string; phase: Watching }
   /**
    * Reads of a namespace fail: said once when they start failing (`since`, wall-clock ISO time),
    * then once a minute while they go on (`forMs`), not at every look (track/outage.ts).
@@ -138,12 +138,12 @@ export type RunEvent =
     }
   | { kind: 'lock-wait'; object: ObjectRef; holder: string }
   /** A dead run's unfinished journal holds objects of this apply: it is finished first (run/rollback/recover.ts). */
-  /** `by`: another kguard (host and pid) is finishing it already: this run waits for it (journal/recovery-claim.ts). */
+  /** `by`: another kguard (host and pid) is finishing it already: this run waits for it (run/rollback/claim.ts). */
   | { kind: 'recovering-run'; runId: string; why: string; objects: ObjectRef[]; by?: string }
   /** That dead run is finished: its objects are back as they were before it; this run reads its "before" now. */
   | { kind: 'recovered-run'; runId: string; restored: number; untouched: number; by?: string }
   /** A check (--verify, --verify-job) starts, right after the rollout or again during the bake. */
-  | { kind: 'verify-started'; check: VerifyCheck; during: VerifyPhase; timeoutMs: number }
+  | { kind: 'verify-started'; check: VerifyCheck; during: CheckedDuring; timeoutMs: number }
   | { kind: 'verify-passed'; outcome: VerifyOutcome }
   /** `shown`: how many of its last lines the text output prints (--log-lines). */
   | { kind: 'verify-failed'; outcome: VerifyOutcome; shown: number }
@@ -195,8 +195,11 @@ export interface ChangedObject {
   changedFields: string[];
 }
 
-/** Whether an event is about the new rollout, about undoing it, or about a verify Job (--verify-job). */
-export type Phase = 'rollout' | 'rollback' | 'verify';
+/**
+ * What was being watched when an event came: the new rollout, the workloads a restore wrote back, or
+ * a verify Job (--verify-job). Events carry it as their `phase` field (eventsVersion 1).
+ */
+export type Watching = 'rollout' | 'rollback' | 'verify';
 
 export type RunEventKind = RunEvent['kind'];
 

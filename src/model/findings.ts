@@ -37,7 +37,7 @@ export type Family =
  * - now: the first time it is seen;
  * - after: once its family has been seen for `seconds`, or the container restarted `restarts`
  *   times, or `pods` pods of the new revision show it; a hiccup the kubelet retries away is not
- *   a rollback;
+ *   a restore;
  * - never: it is reported (and explains a timeout) but does not fail the rollout by itself.
  */
 export type FatalPolicy =
@@ -54,7 +54,7 @@ export interface ReasonRule {
   /** What the new pods cannot do, for "new pods cannot …". */
   cannot: string;
   /** The next step for a person; IMAGE, CONTAINER, REASON, NAMESPACE and POD are filled in. It never
-   *  sends them to a pod the rollback removes: what such a command would show is printed instead. */
+   *  sends them to a pod the restore removes: what such a command would show is printed instead. */
   nextStep: string;
 }
 
@@ -91,7 +91,7 @@ export interface Finding {
   policy: FatalPolicy;
 }
 
-/** What one container printed last, read when the verdict was reached (before any rollback). */
+/** What one container printed last, read when the verdict was reached (before any restore). */
 export interface ContainerLog {
   pod: string;
   container: string;

@@ -1,5 +1,6 @@
 // A fleet apply's types: the waves of contexts, what to restore when one cluster fails, and
 // where each cluster ended. Types only.
+import type { Outcome } from './result.js';
 
 /** When a cluster fails: restore every cluster this fleet run changed (all), only the failed one (failed), or none. */
 export type FleetRollbackMode = 'all' | 'failed' | 'none';
@@ -43,18 +44,7 @@ export interface FleetRun {
  * there (unreachable, refused: nothing was applied); `restored` when the fleet restored a
  * healthy cluster because another failed; `not-reached` when its wave never started.
  */
-export type ClusterOutcome =
-  | 'succeeded'
-  | 'unchanged'
-  | 'previewed'
-  | 'rolled-back'
-  | 'failed'
-  | 'timed-out'
-  | 'needs-attention'
-  | 'interrupted'
-  | 'error'
-  | 'restored'
-  | 'not-reached';
+export type ClusterOutcome = Outcome | 'error' | 'restored' | 'not-reached';
 
 export interface ClusterEnd {
   context: string;

@@ -3,6 +3,7 @@
 import type { HealthRule, HealthRules } from './health-rules.js';
 import type { FleetRun } from './fleet.js';
 import type { RollbackMode } from './result.js';
+import type { Watching } from './events.js';
 
 /** Which manifests: kubectl's -f (files, directories, URLs, "-"), -R and -k. */
 export interface ManifestInput {
@@ -104,9 +105,9 @@ export const DEFAULTS = {
 export interface TrackOptions {
   timeoutMs: number;
   pollIntervalMs: number;
-  /** What is watched: the new rollout, the restored workloads, or a verify Job (--verify-job). */
-  phase: 'rollout' | 'rollback' | 'verify';
-  /** Stop watching the others as soon as one fails: they will all be undone anyway. */
+  /** What is watched: the new rollout, the restored workloads, or a verify Job (--verify-job); its events say it. */
+  watching: Watching;
+  /** Stop watching the others as soon as one fails: they will all be restored anyway. */
   stopWhenAnyFails: boolean;
   /** Watch the objects (the default); without it, or when watches fail, poll. */
   watch: boolean;

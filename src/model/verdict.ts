@@ -18,9 +18,9 @@ export type Cause =
   | { source: 'pod'; finding: Finding }
   /** The object's own word that it failed: a Deployment's ProgressDeadlineExceeded, a Job's Failed, kstatus Stalled. */
   | { source: 'condition'; reason: string; message: string; rule: ReasonRule }
-  /** kubectl apply itself failed part-way: nothing was judged, what it changed is undone. */
+  /** kubectl apply itself failed part-way: nothing was judged, what it changed is restored. */
   | { source: 'apply'; message: string }
-  /** kguard itself failed after the apply: what the apply changed is undone rather than left unwatched. */
+  /** kguard itself failed after the apply: what the apply changed is restored rather than left unwatched. */
   | { source: 'internal'; message: string };
 
 /**

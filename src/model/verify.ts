@@ -12,12 +12,12 @@ export type VerifyCheck =
   | { type: 'job'; file: string; job?: ObjectRef };
 
 /** When a check ran: right after the rollout, or again during the bake (--verify-interval). */
-export type VerifyPhase = 'verify' | 'bake';
+export type CheckedDuring = 'verify' | 'bake';
 
 /** How one run of a check ended. */
 export interface VerifyOutcome {
   check: VerifyCheck;
-  during: VerifyPhase;
+  during: CheckedDuring;
   passed: boolean;
   /** One clause: "exited with code 7", "killed after --verify-timeout 2s", "its Job completed". */
   summary: string;

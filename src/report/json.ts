@@ -73,7 +73,7 @@ export interface JsonObject {
   pods: Array<{ pod: string; container: string | null; reason: string; message: string; restartCount: number }>;
   /** What was seen and is no reason to wait: a new pod its node ended (its replacement counts), an autoscaler's replicas. */
   notes: string[];
-  /** The failing containers' last lines (up to 50 each), read before any rollback removed the pods. */
+  /** The failing containers' last lines (up to 50 each), read before any restore removed the pods. */
   logs: Array<{ pod: string; container: string; previous: boolean; lines: string[]; error: string | null }>;
   restore: {
     status: string;

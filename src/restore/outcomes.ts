@@ -33,6 +33,22 @@ export async function keepBecause(
   };
 }
 
+/** A step the plan kept (someone else's change, --rollback none, a protected kind): the commands and a private copy. */
+export async function keptByPlan(
+  step: Extract<RestoreStep, { action: 'keep' }>,
+  deps: OutcomeDeps,
+): Promise<RestoreResult> {
+  const manual = manualRestore(step);
+  const copyFile = manual.copy ? await deps.keepCopy(step.ref, manual.copy) : undefined;
+  return {
+    status: 'kept',
+    reason: step.reason,
+    detail: step.detail,
+    commands: manual.commands((args) => deps.kubectl.commandLine(args), copyFile),
+    copyFile,
+  };
+}
+
 export async function failed(step: RestoreStep, reason: string, deps: OutcomeDeps): Promise<RestoreResult> {
   const manual = manualRestore(step);
   const copyFile = manual.copy ? await deps.keepCopy(step.ref, manual.copy) : undefined;

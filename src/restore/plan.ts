@@ -44,7 +44,7 @@ export function needsRestore(verdict: VerdictState | undefined): boolean {
  * The apply is one unit: when any tracked object failed or timed out, mode "all" restores every
  * object the apply changed, "failed" only the failing ones, "none" nothing. Objects someone else
  * changed since the apply are never written: they are kept and reported.
- * Order, in phases (restorePhases): objects put back and created again first (definitions,
+ * Order, in rounds (restoreRounds): objects put back and created again first (definitions,
  * then configuration, then the workloads that read it, in apply order), deletions last, newest
  * first.
  */
@@ -53,17 +53,19 @@ export function planRestore(
   mode: RollbackMode,
   options: {
     keepCreated: boolean;
-    /** The run was cancelled: the apply is undone whatever its verdicts. */
+    /** The run was cancelled: the apply is restored whatever its verdicts. */
     cancelled?: boolean;
     /** A check or the bake failed (--verify, --verify-job, --bake): the apply failed as a unit, whatever its verdicts. */
     failedAsUnit?: boolean;
+    /** A whole run is restored, and there are no verdicts to read (planWholeRestore). */
+    wholeRun?: boolean;
   },
 ): RestoreStep[] {
-  const asUnit = options.cancelled === true || options.failedAsUnit === true;
-  // No workload failed by itself: --rollback failed has nothing narrower than the whole apply to undo.
+  const asUnit = options.cancelled === true || options.failedAsUnit === true || options.wholeRun === true;
+  // No workload failed by itself: --rollback failed has nothing narrower than the whole apply to restore.
   if (asUnit && mode === 'failed') mode = 'all';
   if (!asUnit && !objects.some((object) => needsRestore(object.verdict))) {
-    // Nothing to undo, but someone else's change still needs a person: say what and how.
+    // Nothing to restore, but someone else's change still needs a person: say what and how.
     return objects.flatMap((object): RestoreStep[] =>
       object.verdict === 'conflict' || object.verdict === 'gone'
         ? [{ ref: object.ref, action: 'keep', reason: object.verdict, ...copies(object.change) }]
@@ -117,7 +119,19 @@ export function planRestore(
         break;
     }
   }
-  return inPhaseOrder([...writes, ...deletes.reverse()]);
+  return inRoundOrder([...writes, ...deletes.reverse()]);
+}
+
+/**
+ * Everything a run changed goes back, whatever its objects' verdicts (it has none): `kguard
+ * rollback` and `kguard undo` restore a whole run from its journal or history record, and the
+ * apply asks before it starts what such a restore would need (run/apply/permissions.ts).
+ */
+export function planWholeRestore(
+  objects: ReadonlyArray<Pick<PlannedObject, 'ref' | 'change'>>,
+  options: { keepCreated: boolean },
+): RestoreStep[] {
+  return planRestore(objects, 'all', { keepCreated: options.keepCreated, wholeRun: true });
 }
 
 /** A plain write, unless the kind's row says the API server refuses it (kinds/refusals.ts). */
@@ -167,8 +181,8 @@ function copies(change: ObjectChange): { before?: KubeObject; applied?: KubeObje
 }
 
 /**
- * The phases of a restore, in order. The objects of one phase do not depend on each other and
- * are restored at once; a phase starts when the one before it has finished:
+ * The rounds of a restore, in order. The objects of one round do not depend on each other and
+ * are restored at once; a round starts when the one before it has finished:
  * - definitions: CRDs and Namespaces, which other objects need to exist at all;
  * - configuration: anything without pods (ConfigMaps, Secrets, Services, RBAC, custom
  *   resources...), so restored pods read restored configuration;
@@ -176,7 +190,7 @@ function copies(change: ObjectChange): { before?: KubeObject; applied?: KubeObje
  * - then the deletions of what the apply created: workloads before the configuration they read.
  * A step that keeps an object writes nothing; it sits where its object's write or delete would.
  */
-export const RESTORE_PHASES = [
+export const RESTORE_ROUNDS = [
   'definitions',
   'configuration',
   'workloads',
@@ -184,14 +198,14 @@ export const RESTORE_PHASES = [
   'delete the rest',
 ] as const;
 
-export type RestorePhase = (typeof RESTORE_PHASES)[number];
+export type RestoreRound = (typeof RESTORE_ROUNDS)[number];
 
 const DEFINITIONS = new Set(['/Namespace', 'apiextensions.k8s.io/CustomResourceDefinition']);
 
 /** Keep reasons of an object the apply created: it is kept where its delete would be. */
 const CREATED_AND_KEPT = new Set<KeepReason>(['protected-kind', 'controller-owned', 'keep-created']);
 
-export function phaseOf(step: RestoreStep): RestorePhase {
+export function roundOf(step: RestoreStep): RestoreRound {
   const removing = step.action === 'delete' || (step.action === 'keep' && CREATED_AND_KEPT.has(step.reason));
   if (removing) return runsPods(step.ref) ? 'delete workloads' : 'delete the rest';
   if (DEFINITIONS.has(groupKind(step.ref))) return 'definitions';
@@ -199,23 +213,23 @@ export function phaseOf(step: RestoreStep): RestorePhase {
 }
 
 /**
- * The steps grouped by phase, phases in order, each in plan order; empty phases left out. In an
- * apply made in phases (CRDs, pre, main, post: run/apply/phases.ts), `stages` gives each object's
- * phase position: the last phase applied is restored first, each one in the order above.
+ * The steps grouped by round, rounds in order, each in plan order; empty rounds left out. In an
+ * apply made in phases (CRDs, pre, main, post: docs/phases.md), `stages` gives each object's
+ * phase position: the last phase applied is restored first, each one in the rounds above.
  */
-export function restorePhases(
+export function restoreRounds(
   steps: readonly RestoreStep[],
   stages: ReadonlyMap<string, number> = new Map(),
 ): RestoreStep[][] {
   const stageOf = (step: RestoreStep) => stages.get(objectKey(step.ref)) ?? 0;
   const inReverse = [...new Set(steps.map(stageOf))].sort((left, right) => right - left);
   return inReverse.flatMap((stage) =>
-    RESTORE_PHASES.map((phase) => steps.filter((step) => stageOf(step) === stage && phaseOf(step) === phase)).filter(
+    RESTORE_ROUNDS.map((round) => steps.filter((step) => stageOf(step) === stage && roundOf(step) === round)).filter(
       (group) => group.length > 0,
     ),
   );
 }
 
-function inPhaseOrder(steps: readonly RestoreStep[]): RestoreStep[] {
-  return restorePhases(steps).flat();
+function inRoundOrder(steps: readonly RestoreStep[]): RestoreStep[] {
+  return restoreRounds(steps).flat();
 }

@@ -18,14 +18,14 @@ export interface TrackSettings {
 
 export function trackOptions(
   settings: TrackSettings,
-  phase: TrackOptions['phase'],
+  watching: TrackOptions['watching'],
   timeoutMs: number,
   extra: Pick<TrackOptions, 'readinessGraceMs'> & { stopWhenAnyFails?: boolean } = {},
 ): TrackOptions {
   return {
     timeoutMs,
     pollIntervalMs: settings.pollIntervalMs,
-    phase,
+    watching,
     stopWhenAnyFails: extra.stopWhenAnyFails ?? false,
     watch: settings.watch,
     logLines: settings.logLines,

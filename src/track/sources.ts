@@ -24,7 +24,7 @@ export interface WorkloadSource {
   close(): Promise<void>;
 }
 
-export function pollingSource(kubectl: Pick<Kubectl, 'workloadState'>, clock: Clock): WorkloadSource {
+export function pollingSource(kubectl: Pick<Kubectl, 'workloadSnapshot'>, clock: Clock): WorkloadSource {
   return {
     read: (typesByNamespace) => pollAll(kubectl, typesByNamespace),
     changed: (ms) => clock.sleep(ms),
@@ -33,7 +33,7 @@ export function pollingSource(kubectl: Pick<Kubectl, 'workloadState'>, clock: Cl
 }
 
 async function pollAll(
-  kubectl: Pick<Kubectl, 'workloadState'>,
+  kubectl: Pick<Kubectl, 'workloadSnapshot'>,
   typesByNamespace: ReadonlyMap<string, readonly string[]>,
 ): Promise<Map<string, Reading>> {
   return new Map(
@@ -46,12 +46,12 @@ async function pollAll(
 }
 
 async function poll(
-  kubectl: Pick<Kubectl, 'workloadState'>,
+  kubectl: Pick<Kubectl, 'workloadSnapshot'>,
   namespace: string,
   types: readonly string[],
 ): Promise<WorkloadSnapshot | Error> {
   try {
-    return await kubectl.workloadState(namespace, types);
+    return await kubectl.workloadSnapshot(namespace, types);
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));
   }
@@ -75,7 +75,7 @@ export const WATCH_SOURCE_DEFAULTS: Omit<WatchSourceOptions, 'pollIntervalMs'> =
 };
 
 export type WatchSourceDeps = {
-  kubectl: Pick<Kubectl, 'workloadState' | 'listCollection' | 'watchCollection'>;
+  kubectl: Pick<Kubectl, 'workloadSnapshot' | 'listCollection' | 'watchCollection'>;
   clock: Clock;
   reporter: Reporter;
 };

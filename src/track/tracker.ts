@@ -48,7 +48,7 @@ export interface Tracked {
 }
 
 export interface TrackDeps {
-  kubectl: Pick<Kubectl, 'workloadState' | 'events'> &
+  kubectl: Pick<Kubectl, 'workloadSnapshot' | 'events'> &
     Partial<Pick<Kubectl, 'logs' | 'listCollection' | 'watchCollection' | 'apiResources'>>;
   clock: Clock;
   reporter: Reporter;
@@ -164,7 +164,7 @@ async function trackFrom(
       ({ verdict }) => verdict.state === 'failed' || verdict.state === 'timed-out',
     );
     if (options.stopWhenAnyFails && anyFailed) {
-      // The others are undone with the failing one; their last verdict says where they stood.
+      // The others are restored with the failing one; their last verdict says where they stood.
       for (const [key, watch] of pending) {
         if (watch.lastVerdict)
           done.set(key, {
@@ -235,7 +235,7 @@ export function sourceFor(
     })),
   );
   const kubectl = {
-    workloadState: deps.kubectl.workloadState.bind(deps.kubectl),
+    workloadSnapshot: deps.kubectl.workloadSnapshot.bind(deps.kubectl),
     listCollection: listCollection.bind(deps.kubectl),
     watchCollection: watchCollection.bind(deps.kubectl),
   };
@@ -272,20 +272,20 @@ function observe(
     // Not-ready is normal while pods start; it is only worth saying in a timeout's diagnosis.
     if (watch.reported.has(key) || finding.rule.category === 'not-ready') continue;
     watch.reported.add(key);
-    reporter.emit({ kind: 'pod-problem', workload, finding, phase: options.phase });
+    reporter.emit({ kind: 'pod-problem', workload, finding, phase: options.watching });
   }
   // Notes are said once each (a pod its node evicted, an autoscaler's replicas).
   for (const text of verdict.notes ?? []) {
     if (watch.reported.has(`note:${text}`)) continue;
     watch.reported.add(`note:${text}`);
-    reporter.emit({ kind: 'note', workload, text, phase: options.phase });
+    reporter.emit({ kind: 'note', workload, text, phase: options.watching });
   }
   const waitingFor = verdict.state === 'progressing' ? verdict.waitingFor : undefined;
   if (waitingFor !== undefined) {
     const text = `${verdict.progress.revision ?? ''}|${verdict.progress.ready}/${verdict.progress.desired}|${waitingFor}`;
     if (text !== watch.lastProgress) {
       watch.lastProgress = text;
-      reporter.emit({ kind: 'progress', workload, progress: verdict.progress, waitingFor, phase: options.phase });
+      reporter.emit({ kind: 'progress', workload, progress: verdict.progress, waitingFor, phase: options.watching });
     }
   }
   return verdict;
@@ -338,13 +338,13 @@ async function finish(
   }
   const logs = await readLogs(verdict, workload.namespace, options.logLines, deps.kubectl);
   const diagnosis = diagnose(verdict, events, workload, logs);
-  if (options.phase === 'rollout' && diagnosis && (verdict.state === 'failed' || verdict.state === 'timed-out')) {
+  if (options.watching === 'rollout' && diagnosis && (verdict.state === 'failed' || verdict.state === 'timed-out')) {
     deps.reporter.emit({ kind: verdict.state, workload, diagnosis, elapsedMs });
   }
   return { target: watch.target, verdict, diagnosis, elapsedMs, newPods: watch.lastPods };
 }
 
-/** The last lines of each failing container that ran, read before a rollback removes its pod. */
+/** The last lines of each failing container that ran, read before a restore removes its pod. */
 async function readLogs(
   verdict: Verdict,
   namespace: string,

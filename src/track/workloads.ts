@@ -82,13 +82,13 @@ export async function trackWorkloads(
       readinessGraceMs: options.readinessGraceMs,
       statusGraceMs,
     });
-    const planned = overrides.track
-      ? row.plan(target.applied, overrides)
+    const unwatched = overrides.track
+      ? row.unwatched(target.applied, overrides)
       : { state: 'applied' as const, detail: `${TRACK_ANNOTATION}: "false": not watched` };
-    if (planned) {
-      outcomes.set(objectKey(target.ref), { tracked: false, verdict: planned, elapsedMs: 0 });
-      if (options.phase === 'rollout' && planned.detail)
-        deps.reporter.emit({ kind: 'not-watched', workload: target.ref, detail: planned.detail });
+    if (unwatched) {
+      outcomes.set(objectKey(target.ref), { tracked: false, verdict: unwatched, elapsedMs: 0 });
+      if (options.watching === 'rollout' && unwatched.detail)
+        deps.reporter.emit({ kind: 'not-watched', workload: target.ref, detail: unwatched.detail });
       continue;
     }
     // The note that the autoscaler owns them comes with the verdict, once its /scale write shows.
@@ -107,7 +107,7 @@ export async function trackWorkloads(
     });
   }
   if (watched.length === 0) return outcomes;
-  if (options.phase === 'rollout') {
+  if (options.watching === 'rollout') {
     for (const { source, problems, row, overrides } of watched) {
       deps.reporter.emit({
         kind: 'tracking',

@@ -146,7 +146,7 @@ async function lastLook(watched: Watched[], run: BakeRun, deps: TrackDeps): Prom
   const unseen = watched.filter((entry) => !entry.seen);
   for (const [namespace, types] of typesByNamespace(unseen)) {
     const reading = await deps.kubectl
-      .workloadState(namespace, types)
+      .workloadSnapshot(namespace, types)
       .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
     for (const entry of unseen.filter((candidate) => candidate.target.workload.namespace === namespace)) {
       const stop = await judgeOne(entry, reading, deps.clock.now(), run, deps);

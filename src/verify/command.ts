@@ -3,7 +3,7 @@
 import type { Clock } from '../clock.js';
 import type { CommandExec } from '../kubectl/process/exec.js';
 import type { Reporter } from '../model/events.js';
-import type { VerifyOutcome, VerifyPhase } from '../model/verify.js';
+import type { VerifyOutcome, CheckedDuring } from '../model/verify.js';
 import { commandOutcome, OUTPUT_TAIL_CHARS } from './verdict.js';
 
 export interface CommandDeps {
@@ -15,7 +15,7 @@ export interface CommandDeps {
 }
 
 export interface CommandRun {
-  during: VerifyPhase;
+  during: CheckedDuring;
   timeoutMs: number;
   /** What the command learns of the run (KGUARD_RUN_ID, KGUARD_REPORT...; run/apply/verify-step.ts). */
   env: Readonly<Record<string, string>>;

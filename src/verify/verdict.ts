@@ -4,13 +4,13 @@
 import { splitLines } from '../classify/text.js';
 import { formatDuration } from '../duration.js';
 import type { CommandResult } from '../kubectl/process/exec.js';
-import type { VerifyCheck, VerifyOutcome, VerifyPhase } from '../model/verify.js';
+import type { VerifyCheck, VerifyOutcome, CheckedDuring } from '../model/verify.js';
 import { describeObject } from '../objects/model.js';
 import { JSON_LOG_LINES } from '../track/tracker.js';
 import type { TrackedOutcome } from '../track/workloads.js';
 
 export interface CheckContext {
-  during: VerifyPhase;
+  during: CheckedDuring;
   elapsedMs: number;
   timeoutMs: number;
 }

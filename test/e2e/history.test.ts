@@ -166,4 +166,33 @@ describe.concurrent('kguard history and undo', () => {
       expect(undone.exitCode, undone.output).toBe(0);
       expect(differencesFrom(before, peopleState(sandboxed))).toEqual([]);
     }));
+
+  it('counts an object put back by delete and create (a ConfigMap the run made immutable) as restored', () =>
+    withCluster(async (sandboxed) => {
+      const settings = (mode: string, immutable: boolean) =>
+        `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n${immutable ? 'immutable: true\n' : ''}data:\n  mode: ${mode}\n`;
+      const first = await sandboxed.kguard([
+        'apply',
+        '-f',
+        await sandboxed.write('fast.yaml', settings('fast', false)),
+      ]);
+      expect(first.exitCode, first.output).toBe(0);
+      const before = peopleState(sandboxed);
+      const uid = sandboxed.cluster.store.get('ConfigMap', 'default', 'settings')?.metadata.uid;
+      const run = await sandboxed.kguard(['apply', '-f', await sandboxed.write('slow.yaml', settings('slow', true))]);
+      expect(run.exitCode, run.output).toBe(0);
+      // The API server refuses a write over an immutable ConfigMap's data (ValidateConfigMapUpdate):
+      // the undo deletes it and creates its pre-apply copy (restore.ts replaceWithCopy, status "replaced").
+      const undo = await sandboxed.kguard(['undo', '-o', 'json']);
+      expect(undo.exitCode, undo.output).toBe(0);
+      const report = JSON.parse(undo.stdout) as {
+        restored: number;
+        needsPerson: number;
+        objects: Array<{ object: string; status: string }>;
+      };
+      expect(report.objects).toEqual([expect.objectContaining({ status: 'replaced' })]);
+      expect(report).toMatchObject({ restored: 1, needsPerson: 0 });
+      expect(sandboxed.cluster.store.get('ConfigMap', 'default', 'settings')?.metadata.uid).not.toBe(uid);
+      expect(differencesFrom(before, peopleState(sandboxed))).toEqual([]);
+    }));
 });

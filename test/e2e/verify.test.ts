@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JsonReport } from '../../src/report/json.js';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
+import { assertValidEventStream } from '../report/events-schema.js';
 import { eventually, sandbox, type Sandbox } from './harness.js';
 
 const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
@@ -214,6 +215,44 @@ describe.concurrent('kguard apply --verify-job', () => {
       );
       expect(sandboxed.imageOf('web')).toBe('nginx:1.26');
       await jobAndPodsGone(sandboxed);
+    }));
+
+  it("writes --events lines the shipped schema accepts, the verify Job's own (phase verify) among them, when the check passes and when it fails", () =>
+    withCluster(async (sandboxed) => {
+      const file = await webChange(sandboxed);
+      const runs = [
+        { name: 'passes', exitCode: 0, job: smokeJob(0, ['all 12 checks passed']) },
+        { name: 'fails', exitCode: 3, job: smokeJob(1, ['FAIL: /checkout answered 500']) },
+      ];
+      const phases = new Set<unknown>();
+      for (const { name, exitCode, job } of runs) {
+        const jobFile = await sandboxed.write(`smoke-${name}.yaml`, job);
+        const run = await sandboxed.kguard([
+          'apply',
+          '-f',
+          file,
+          ...fast,
+          '--verify-job',
+          jobFile,
+          '--events',
+          `${name}.ndjson`,
+        ]);
+        expect(run.exitCode, run.output).toBe(exitCode);
+        // The harness checks every --events stream too; this says which run broke the schema.
+        const events = assertValidEventStream(
+          readFileSync(join(sandboxed.dir, `${name}.ndjson`), 'utf8'),
+          `--verify-job that ${name}`,
+        );
+        const verifying = events.filter((event) => event.phase === 'verify');
+        expect(verifying.length, `--verify-job that ${name}`).toBeGreaterThan(0);
+        expect(verifying.every((event) => (event.workload as { kind?: string }).kind === 'Job')).toBe(true);
+        for (const event of events) if (event.phase !== undefined) phases.add(event.phase);
+        expect(events.at(-1)).toMatchObject({ kind: 'finished', exitCode });
+        // Back to nginx:1.25, so that the next run changes web again.
+        if (exitCode === 0) await webAt(sandboxed, 'nginx:1.25');
+      }
+      // The rollout, the verify Job and the restore after the failed check: every phase the schema names.
+      expect([...phases].sort()).toEqual(['rollback', 'rollout', 'verify']);
     }));
 
   it('deletes the verify Job when a signal stops the run while it runs, and restores (exit 130)', () =>

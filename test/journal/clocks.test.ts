@@ -1,10 +1,9 @@
 // Whether a run lives and when its journal may go, by the API server's clock alone (#45):
-// liveness.ts, expiry.ts and server-clock.ts on Leases and journal Secrets shaped as the API serves
+// liveness.ts (journalExpired too) and server-clock.ts on Leases and journal Secrets shaped as the API serves
 // them (a Lease's managedFields entry carries the time the API server stamped on its last write).
 import { describe, expect, it } from 'vitest';
-import { journalExpired, runIsOver } from '../../src/journal/expiry.js';
 import type { Journal } from '../../src/journal/journal.js';
-import { livenessOf, serverRenewedAt } from '../../src/journal/liveness.js';
+import { journalExpired, livenessOf, runIsOver, serverRenewedAt } from '../../src/journal/liveness.js';
 import { newestServerTime, serverNow } from '../../src/journal/server-clock.js';
 import type { KubeObject } from '../../src/objects/model.js';
 

@@ -148,7 +148,7 @@ function scene(kind: KindCase, bases: Pod[]) {
 function cluster(looks: WorkloadSnapshot[], podEvents: Record<string, KubeEvent[]> = {}) {
   let reads = 0;
   return {
-    async workloadState(): Promise<WorkloadSnapshot> {
+    async workloadSnapshot(): Promise<WorkloadSnapshot> {
       reads += 1;
       return looks[Math.min(reads - 1, looks.length - 1)]!;
     },
@@ -161,7 +161,7 @@ function cluster(looks: WorkloadSnapshot[], podEvents: Record<string, KubeEvent[
 const options = {
   timeoutMs: 600_000,
   pollIntervalMs: 2000,
-  phase: 'rollout' as const,
+  watching: 'rollout' as const,
   stopWhenAnyFails: true,
   watch: false,
   logLines: 5,

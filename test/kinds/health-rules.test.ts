@@ -130,7 +130,9 @@ describe('choosing a rule', () => {
       health('externalsecret-sync-error'),
       overridesOf(annotated(health('externalsecret-sync-error'), { 'kguard.dev/health': 'ignore' })),
     );
-    expect(row.plan(health('externalsecret-sync-error'), overridesOf(health('externalsecret-sync-error')))).toEqual({
+    expect(
+      row.unwatched(health('externalsecret-sync-error'), overridesOf(health('externalsecret-sync-error'))),
+    ).toEqual({
       state: 'applied',
       detail: 'kguard.dev/health: "ignore": not judged',
     });

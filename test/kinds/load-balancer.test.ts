@@ -86,7 +86,7 @@ describe('a LoadBalancer Service', () => {
   it('without a selector is still watched for its address', () => {
     const { selector: _selector, ...spec } = pending['spec'] as Record<string, unknown>;
     const bare = { ...pending, spec } as KubeObject;
-    expect(rowFor(bare).plan(bare, NO_OVERRIDES)).toBeUndefined();
+    expect(rowFor(bare).unwatched(bare, NO_OVERRIDES)).toBeUndefined();
     expect(look(bare, [], 1000)).toMatchObject({
       state: 'progressing',
       progress: { summary: 'no load-balancer address yet' },

@@ -68,15 +68,15 @@ describe('Service', () => {
 
   it('has nothing to watch without a selector, or as an ExternalName', () => {
     const { selector: _selector, ...withoutSelector } = service['spec'] as Record<string, unknown>;
-    expect(rowFor(service).plan({ ...service, spec: withoutSelector } as KubeObject, NO_OVERRIDES)?.detail).toContain(
-      'no selector',
-    );
     expect(
-      rowFor(service).plan(
+      rowFor(service).unwatched({ ...service, spec: withoutSelector } as KubeObject, NO_OVERRIDES)?.detail,
+    ).toContain('no selector');
+    expect(
+      rowFor(service).unwatched(
         { ...service, spec: { type: 'ExternalName', externalName: 'db.example.com' } } as KubeObject,
         NO_OVERRIDES,
       )?.detail,
     ).toContain('ExternalName');
-    expect(rowFor(service).plan(service, NO_OVERRIDES)).toBeUndefined();
+    expect(rowFor(service).unwatched(service, NO_OVERRIDES)).toBeUndefined();
   });
 });

@@ -60,7 +60,7 @@ describe('deleteStuckPods (the StatefulSet restore hook)', () => {
         deadlineMs: 60_000,
         kubectl: {
           getObject: async () => observed.shift() ?? observed[0],
-          workloadState: async () => snapshotFrom({ deployments: [], replicaSets: [], pods }),
+          workloadSnapshot: async () => snapshotFrom({ deployments: [], replicaSets: [], pods }),
           deleteExact: async (path: string, preconditions: { uid: string }): Promise<WriteResult> => {
             deletes.push({ path, uid: preconditions.uid });
             return { ok: true };

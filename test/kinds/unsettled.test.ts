@@ -1,7 +1,10 @@
-// Whether a workload's last rollout is complete, as kubectl rollout status decides it (kinds/workloads/unsettled.ts).
+// Whether a workload's last rollout is complete, as kubectl rollout status decides it (kinds/workloads/unsettled.ts),
+// by the kinds' own rules (deployment.ts, statefulset.ts, daemonset.ts), in their words.
 import { describe, expect, it } from 'vitest';
 import { unsettledDaemonSet, unsettledDeployment, unsettledStatefulSet } from '../../src/kinds/workloads/unsettled.js';
 import type { KubeObject } from '../../src/objects/model.js';
+import type { StatefulSet } from '../../src/kube.js';
+import { statefulSetWait } from '../../src/kinds/workloads/statefulset.js';
 
 const deployment = (generation: number, spec: Record<string, unknown>, status: Record<string, unknown>): KubeObject =>
   ({
@@ -38,7 +41,7 @@ describe('unsettledDeployment', () => {
           { observedGeneration: 2, replicas: 3, updatedReplicas: 1, availableReplicas: 2 },
         ),
       ),
-    ).toBe('1 of 2 new replicas have been updated');
+    ).toBe('1 out of 2 new replicas have been updated');
     expect(
       unsettledDeployment(
         deployment(
@@ -77,7 +80,7 @@ describe('unsettledStatefulSet and unsettledDaemonSet', () => {
         status: { observedGeneration: 2, ...status },
       }) as unknown as KubeObject;
     expect(unsettledStatefulSet(set({ readyReplicas: 3, currentRevision: 'db-1', updateRevision: 'db-2' }))).toMatch(
-      /update revision db-2/,
+      /revision db-2/,
     );
     expect(unsettledStatefulSet(set({ readyReplicas: 3, currentRevision: 'db-2', updateRevision: 'db-2' }))).toBe(
       undefined,
@@ -90,6 +93,54 @@ describe('unsettledStatefulSet and unsettledDaemonSet', () => {
       spec: { updateStrategy: { type: 'RollingUpdate' } },
       status: { observedGeneration: 5, desiredNumberScheduled: 4, updatedNumberScheduled: 2, numberAvailable: 4 },
     } as unknown as KubeObject;
-    expect(unsettledDaemonSet(daemons)).toBe('2 of 4 updated pods are scheduled');
+    expect(unsettledDaemonSet(daemons)).toBe(
+      'waiting for daemon set rollout to finish: 2 out of 4 new pods have been updated',
+    );
+  });
+});
+
+describe('unsettledStatefulSet with rollingUpdate.partition', () => {
+  // kubectl's StatefulSetStatusViewer (k8s.io/kubectl/pkg/polymorphichelpers/rollout_status.go):
+  // once rollingUpdate is set, it waits only for status.updatedReplicas to reach
+  // replicas - partition ("Waiting for partitioned roll out to finish: %d out of %d new pods have
+  // been updated"), then answers "partitioned roll out complete"; it never compares revisions there.
+  // The statefulset controller leaves currentRevision at the old revision while a pod below the
+  // partition still runs it (completeRollingUpdate advances it only once every replica is updated).
+  const partitioned = (partition: number, status: Record<string, unknown>) =>
+    ({
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 'db', namespace: 'shop', generation: 2 },
+      spec: { replicas: 3, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition } } },
+      status: {
+        observedGeneration: 2,
+        replicas: 3,
+        readyReplicas: 3,
+        currentRevision: 'db-5d8f7c6b9',
+        updateRevision: 'db-7b9c4d5f8',
+        ...status,
+      },
+    }) as unknown as KubeObject;
+
+  it('is settled once every pod at or above the partition is updated, with db-0 still at the old revision', () => {
+    expect(unsettledStatefulSet(partitioned(1, { currentReplicas: 1, updatedReplicas: 2 }))).toBeUndefined();
+  });
+
+  it("waits for the pods above the partition, in the viewer's words", () => {
+    expect(unsettledStatefulSet(partitioned(1, { currentReplicas: 2, updatedReplicas: 1 }))).toBe(
+      'waiting for partitioned roll out to finish: 1 out of 2 new pods have been updated',
+    );
+  });
+
+  it("counts updated replicas, not revisions, at partition 0 (the API server's default) too", () => {
+    expect(unsettledStatefulSet(partitioned(0, { currentReplicas: 1, updatedReplicas: 2 }))).toBe(
+      'waiting for partitioned roll out to finish: 2 out of 3 new pods have been updated',
+    );
+    expect(unsettledStatefulSet(partitioned(0, { currentReplicas: 0, updatedReplicas: 3 }))).toBeUndefined();
+  });
+
+  it("is the tracker's rule: the row's statefulSetWait gives the same answer", () => {
+    const waiting = partitioned(1, { currentReplicas: 2, updatedReplicas: 1 });
+    expect(unsettledStatefulSet(waiting)).toBe(statefulSetWait(waiting as unknown as StatefulSet));
   });
 });

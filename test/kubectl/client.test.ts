@@ -31,7 +31,7 @@ const request = {
 describe('Kubectl', () => {
   it('reads a namespace in one call with the connection flags, a request timeout and a process deadline', async () => {
     const { exec, calls } = recordingExec(() => ok(JSON.stringify({ kind: 'List', items: [deployment('complete')] })));
-    const snapshot = await createKubectl(exec, connection).workloadState('shop', [
+    const snapshot = await createKubectl(exec, connection).workloadSnapshot('shop', [
       'deployments.apps',
       'replicasets.apps',
       'pods',
@@ -150,7 +150,7 @@ describe('Kubectl', () => {
       stdout: '',
       stderr: kubectlStderr('get-connection-refused'),
     }));
-    const failure = createKubectl(exec, connection).workloadState('shop', ['pods']);
+    const failure = createKubectl(exec, connection).workloadSnapshot('shop', ['pods']);
     await expect(failure).rejects.toBeInstanceOf(KubectlError);
     await expect(failure).rejects.toThrow(/was refused.*Next: check that the cluster is up/);
   });

@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { adoptingEarly, startEarly, type EarlyStartPlan } from '../../src/kubectl/early-start.js';
+import { adoptingEarly, startEarly, type EarlyStartInput } from '../../src/kubectl/early-start.js';
 import type { ApiChannel } from '../../src/kubectl/channel/api-channel.js';
 import { MAX_DATA_BYTES } from '../../src/manifests/limits.js';
 import { PARSE_ABOVE_BYTES } from '../../src/manifests/quick-look.js';
@@ -49,7 +49,7 @@ beforeEach(async () => {
 });
 afterEach(async () => rm(dir, { recursive: true, force: true }));
 
-function planFor(overrides: Partial<EarlyStartPlan> = {}, filenames = [manifest]): EarlyStartPlan {
+function inputFor(overrides: Partial<EarlyStartInput> = {}, filenames = [manifest]): EarlyStartInput {
   return {
     binary: 'kubectl',
     connectionArgs: [`--kubeconfig=${kubeconfig}`],
@@ -91,13 +91,13 @@ function fakeChannel() {
   return { open: () => channel, started, closed: () => closed };
 }
 
-const start = (plan: EarlyStartPlan, exec: Exec, channel = fakeChannel()) => startEarly(plan, exec, channel.open);
+const start = (plan: EarlyStartInput, exec: Exec, channel = fakeChannel()) => startEarly(plan, exec, channel.open);
 
 describe('startEarly', () => {
   it('pins the kubeconfig’s target, starts the proxy and the server dry run with it; the run’s call takes the answer once', async () => {
     const kubectl = fakeExec();
     const channel = fakeChannel();
-    const early = await start(planFor(), kubectl.exec, channel);
+    const early = await start(inputFor(), kubectl.exec, channel);
     expect(early!.target).toEqual({ context: 'prod', cluster: 'prod-cluster', user: 'deployer', namespace: 'shop' });
     expect(channel.started).toEqual([pinnedProd()]);
     expect(kubectl.calls.map((call) => [call.file, ...call.args])).toEqual([
@@ -114,7 +114,7 @@ describe('startEarly', () => {
 
   it('pins once: a context switched in the kubeconfig after the start changes nothing of this run', async () => {
     const kubectl = fakeExec();
-    const early = await start(planFor(), kubectl.exec);
+    const early = await start(inputFor(), kubectl.exec);
     await writeFile(kubeconfig, kubeconfigText('dev'));
     kubectl.answer();
     expect(early!.target.context).toBe('prod');
@@ -123,7 +123,7 @@ describe('startEarly', () => {
 
   it('waits through other calls; another server dry run (a part of a phased apply) stops it', async () => {
     const kubectl = fakeExec();
-    const early = await start(planFor(), kubectl.exec);
+    const early = await start(inputFor(), kubectl.exec);
     expect(await early!.adopt('kubectl', [...pinnedProd(), 'get', '--raw', '/version'])).toBeUndefined();
     expect(early!.wasted).toBe(false);
     expect(await early!.adopt('kubectl', [...pinnedProd(), ...dryRunArgs(dir)])).toBeUndefined();
@@ -134,7 +134,7 @@ describe('startEarly', () => {
   it('stop() ends the dry run no call took, and the channel; the run’s cancel signal ends the dry run too', async () => {
     const first = fakeExec();
     const channel = fakeChannel();
-    const stopped = await start(planFor(), first.exec, channel);
+    const stopped = await start(inputFor(), first.exec, channel);
     stopped!.stop();
     expect(first.calls[0]!.options?.cancelSignal?.aborted).toBe(true);
     expect(channel.closed()).toBe(true);
@@ -142,7 +142,7 @@ describe('startEarly', () => {
 
     const second = fakeExec();
     const cancel = new AbortController();
-    await start(planFor({ signal: cancel.signal }), second.exec);
+    await start(inputFor({ signal: cancel.signal }), second.exec);
     cancel.abort();
     expect(second.calls[0]!.options?.cancelSignal?.aborted).toBe(true);
   });
@@ -151,7 +151,7 @@ describe('startEarly', () => {
     const kubectl = fakeExec();
     const channel = fakeChannel();
     const early = await start(
-      planFor({ connectionArgs: [`--kubeconfig=${kubeconfig}`, '--context=dev'] }),
+      inputFor({ connectionArgs: [`--kubeconfig=${kubeconfig}`, '--context=dev'] }),
       kubectl.exec,
       channel,
     );
@@ -170,23 +170,23 @@ describe('startEarly', () => {
     await writeFile(big, `${DEPLOYMENT}# ${'x'.repeat(PARSE_ABOVE_BYTES)}\n`);
     const noContext = path.join(dir, 'no-context');
     await writeFile(noContext, 'apiVersion: v1\nkind: Config\n');
-    const cases: Array<[string, EarlyStartPlan]> = [
-      ['a KGUARD_KUBECTL binary', planFor({ binary: '/opt/kubectl-wrapper' })],
-      ['stdin', planFor({}, ['-'])],
-      ['a URL', planFor({}, ['https://example.com/web.yaml'])],
-      ['a directory', planFor({}, [dir])],
-      ['a missing file', planFor({}, [path.join(dir, 'nope.yaml')])],
-      ['a CRD', planFor({}, [manifest, crd])],
-      ['a phase', planFor({}, [phased])],
-      ['a file limits.ts would parse', planFor({}, [big])],
-      ['no manifests (-k)', planFor({}, [])],
+    const cases: Array<[string, EarlyStartInput]> = [
+      ['a KGUARD_KUBECTL binary', inputFor({ binary: '/opt/kubectl-wrapper' })],
+      ['stdin', inputFor({}, ['-'])],
+      ['a URL', inputFor({}, ['https://example.com/web.yaml'])],
+      ['a directory', inputFor({}, [dir])],
+      ['a missing file', inputFor({}, [path.join(dir, 'nope.yaml')])],
+      ['a CRD', inputFor({}, [manifest, crd])],
+      ['a phase', inputFor({}, [phased])],
+      ['a file limits.ts would parse', inputFor({}, [big])],
+      ['no manifests (-k)', inputFor({}, [])],
       [
         'merged kubeconfig files',
-        planFor({ connectionArgs: [], env: { KUBECONFIG: `${kubeconfig}${path.delimiter}/x` } }),
+        inputFor({ connectionArgs: [], env: { KUBECONFIG: `${kubeconfig}${path.delimiter}/x` } }),
       ],
-      ['a server on the command line', planFor({ connectionArgs: ['--server=https://x:6443'] })],
-      ['an unreadable kubeconfig', planFor({ connectionArgs: [`--kubeconfig=${path.join(dir, 'none')}`] })],
-      ['a kubeconfig without a context', planFor({ connectionArgs: [`--kubeconfig=${noContext}`] })],
+      ['a server on the command line', inputFor({ connectionArgs: ['--server=https://x:6443'] })],
+      ['an unreadable kubeconfig', inputFor({ connectionArgs: [`--kubeconfig=${path.join(dir, 'none')}`] })],
+      ['a kubeconfig without a context', inputFor({ connectionArgs: [`--kubeconfig=${noContext}`] })],
     ];
     for (const [name, plan] of cases) {
       const kubectl = fakeExec();
@@ -197,7 +197,7 @@ describe('startEarly', () => {
     }
     const recursive = fakeExec();
     expect(
-      await start({ ...planFor(), request: { ...planFor().request, recursive: true } }, recursive.exec),
+      await start({ ...inputFor(), request: { ...inputFor().request, recursive: true } }, recursive.exec),
     ).toBeUndefined();
     expect(recursive.calls).toEqual([]);
   });
@@ -210,7 +210,7 @@ describe('startEarly', () => {
 describe('adoptingEarly', () => {
   it('answers the early dry run’s call from it, every other call from kubectl', async () => {
     const early = fakeExec();
-    const started = await start(planFor(), early.exec);
+    const started = await start(inputFor(), early.exec);
     early.answer();
     const asked: string[][] = [];
     const kubectl: Exec = async (_file, args) => {

@@ -163,6 +163,18 @@ describe('schema/events.schema.json', () => {
     }
   });
 
+  it("names every phase an event can carry: its Phase is src/model/events.ts's Watching, the tracking's one type", () => {
+    const source = readFileSync(new URL('../../src/model/events.ts', import.meta.url), 'utf8');
+    const union = source.match(/^export type Watching = (.+);$/m)?.[1];
+    expect(union).toBeDefined();
+    const phases = [...union!.matchAll(/'([^']+)'/g)].map((match) => match[1]);
+    const schema = JSON.parse(readFileSync(new URL('../../schema/events.schema.json', import.meta.url), 'utf8')) as {
+      $defs: { Phase: { enum: string[] } };
+    };
+    expect(schema.$defs.Phase.enum.sort()).toEqual(phases.sort());
+    expect(phases).toContain('verify');
+  });
+
   it('refuses an unknown kind, a missing field and a field the event does not have', () => {
     const line = { eventsVersion: 1, seq: 1, time: at.toISOString(), kind: 'journal', runId: 'r', namespace: 'shop' };
     expect(eventSchemaErrors(line)).toEqual([]);

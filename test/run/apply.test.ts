@@ -195,7 +195,7 @@ describe('--log-lines', () => {
 describe('runApply after the apply: nothing escapes', () => {
   it('a throw while tracking fails every changed object and restores them (exit 3, never exit 2)', async () => {
     const cluster = fakeCluster([configBefore], [configAfter, doomedPod()]);
-    cluster.failFrom('workloadState', 1, new TypeError('Cannot read properties of undefined'));
+    cluster.failFrom('workloadSnapshot', 1, new TypeError('Cannot read properties of undefined'));
     const reporter = new RecordingReporter();
     const originalEmit = reporter.emit.bind(reporter);
     // The tracker survives a failing read by design (it polls again); a reporter that throws is a bug of kguard's own.

@@ -103,8 +103,8 @@ export function fakeCluster(
       spawned += 1;
       return inNamespace(namespace).find((object) => object.metadata.name === name);
     },
-    workloadState: async (namespace) => {
-      guard('workloadState');
+    workloadSnapshot: async (namespace) => {
+      guard('workloadSnapshot');
       spawned += 1;
       return snapshotOf(inNamespace(namespace));
     },

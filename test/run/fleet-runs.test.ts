@@ -7,7 +7,7 @@ import {
   runsOfFleet,
   type FleetRestoreEnd,
 } from '../../src/run/fleet/fleet-runs.js';
-import type { RunRecord } from '../../src/run/status/runs.js';
+import type { RunRecord } from '../../src/journal/runs.js';
 
 const now = new Date('2026-12-03T12:10:00Z');
 

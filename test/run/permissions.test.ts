@@ -1,9 +1,9 @@
 // What a restore of this apply would write, verb by verb, from the restore's own plan made as if
-// everything failed (run/apply/permissions.ts), and the message naming the rules to add.
+// everything failed (run/apply/before-write/permissions.ts), and the message naming the rules to add.
 import { describe, expect, it } from 'vitest';
 import type { ApiResource } from '../../src/kubectl/types.js';
 import { objectKey, refOf, type KubeObject } from '../../src/objects/model.js';
-import { deniedMessage, restoreAccess } from '../../src/run/apply/permissions.js';
+import { deniedMessage, restoreAccess } from '../../src/run/apply/before-write/permissions.js';
 import { fixture } from '../fixtures/load.js';
 
 const resources = new Map<string, ApiResource>([

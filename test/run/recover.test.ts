@@ -5,7 +5,7 @@ import type { RunLiveness } from '../../src/journal/liveness.js';
 import type { ObjectRef } from '../../src/objects/model.js';
 import { deadRunsOn, expiredJournals, finishDeadRuns, lookAhead } from '../../src/run/rollback/recover.js';
 import type { RollbackDeps } from '../../src/run/rollback/rollback.js';
-import type { RunRecord } from '../../src/run/status/runs.js';
+import type { RunRecord } from '../../src/journal/runs.js';
 
 const web: ObjectRef = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' };
 const settings: ObjectRef = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'settings' };

@@ -2,7 +2,7 @@
 // from the pre-apply copies and the server dry run's objects (fixtures as the API returns them).
 import { describe, expect, it } from 'vitest';
 import { objectKey, refOf, type KubeObject } from '../../src/objects/model.js';
-import { restoreLimits } from '../../src/run/apply/restore-limits.js';
+import { restoreLimits } from '../../src/run/apply/before-write/restore-limits.js';
 import { fixture } from '../fixtures/load.js';
 
 const claim = fixture('claims/bound');

@@ -39,7 +39,7 @@ function watchedCluster(
         },
       };
     },
-    async workloadState(namespace: string): Promise<WorkloadSnapshot> {
+    async workloadSnapshot(namespace: string): Promise<WorkloadSnapshot> {
       polls.push(namespace);
       return snapshotFrom({ deployments: [], replicaSets: [], pods: [], others: [] });
     },
@@ -140,7 +140,14 @@ describe('trackRollouts with watches', () => {
     };
     const tracking = trackRollouts(
       [target],
-      { timeoutMs: 600_000, pollIntervalMs: 2000, phase: 'rollout', stopWhenAnyFails: true, watch: true, logLines: 5 },
+      {
+        timeoutMs: 600_000,
+        pollIntervalMs: 2000,
+        watching: 'rollout',
+        stopWhenAnyFails: true,
+        watch: true,
+        logLines: 5,
+      },
       { kubectl, clock, reporter: new RecordingReporter() },
     );
     await until(() => watches.size === 3);

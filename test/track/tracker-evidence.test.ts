@@ -16,7 +16,7 @@ const replicaSets = [replicaSet('progressing-old'), replicaSet('progressing-new'
 const options = {
   timeoutMs: 600_000,
   pollIntervalMs: 2000,
-  phase: 'rollout' as const,
+  watching: 'rollout' as const,
   stopWhenAnyFails: true,
   watch: false,
   logLines: 5,
@@ -28,7 +28,7 @@ function cluster(snapshots: WorkloadSnapshot[], podEvents: Record<string, KubeEv
   return {
     calls,
     kubectl: {
-      async workloadState() {
+      async workloadSnapshot() {
         polls += 1;
         return snapshots[Math.min(polls - 1, snapshots.length - 1)]!;
       },

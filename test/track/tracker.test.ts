@@ -11,10 +11,10 @@ function scriptedKubectl(snapshots: WorkloadSnapshot[], podEvents: KubeEvent[] =
   return {
     calls,
     kubectl: {
-      async workloadState(namespace: string) {
-        calls.push(`workloadState ${namespace}`);
+      async workloadSnapshot(namespace: string) {
+        calls.push(`workloadSnapshot ${namespace}`);
         return snapshots[
-          Math.min(calls.filter((call) => call.startsWith('workloadState')).length - 1, snapshots.length - 1)
+          Math.min(calls.filter((call) => call.startsWith('workloadSnapshot')).length - 1, snapshots.length - 1)
         ]!;
       },
       async events(namespace: string, name: string) {
@@ -34,7 +34,7 @@ const replicaSets = [replicaSet('progressing-old'), replicaSet('progressing-new'
 const options = {
   timeoutMs: 600_000,
   pollIntervalMs: 2000,
-  phase: 'rollout' as const,
+  watching: 'rollout' as const,
   stopWhenAnyFails: true,
   watch: false,
   logLines: 5,
@@ -50,7 +50,7 @@ describe('trackRollouts', () => {
     const result = tracked.get('apps/Deployment/shop/web');
     expect(result?.verdict.state).toBe('timed-out');
     expect(result?.elapsedMs).toBe(600_000);
-    expect(calls.filter((call) => call.startsWith('workloadState'))).toHaveLength(301);
+    expect(calls.filter((call) => call.startsWith('workloadSnapshot'))).toHaveLength(301);
   });
 
   it('stops at the first poll that sees a fatal reason, with the kubelet events as evidence', async () => {
@@ -94,14 +94,14 @@ describe('trackRollouts', () => {
     ]);
     const tracked = await trackRollouts(targets, options, { kubectl, clock, reporter: new RecordingReporter() });
     expect([...tracked.values()].map((result) => result.verdict.state)).toEqual(['healthy', 'healthy', 'healthy']);
-    expect(calls).toEqual(['workloadState shop']);
+    expect(calls).toEqual(['workloadSnapshot shop']);
   });
 
   it('keeps polling through API errors and times out naming the error', async () => {
     const clock = new FakeClock();
     const reporter = new RecordingReporter();
     const kubectl = {
-      async workloadState(): Promise<WorkloadSnapshot> {
+      async workloadSnapshot(): Promise<WorkloadSnapshot> {
         throw new Error('kubectl could not read workloads in namespace shop: connection refused.');
       },
       async events() {

@@ -9,7 +9,7 @@ import { fixture } from '../fixtures/load.js';
 const options = {
   timeoutMs: 300_000,
   pollIntervalMs: 2000,
-  phase: 'rollout' as const,
+  watching: 'rollout' as const,
   stopWhenAnyFails: true,
   watch: false,
   logLines: 5,
@@ -34,7 +34,7 @@ function cluster(objects: KubeObject[], pods: Pod[] = []) {
   return {
     reads,
     kubectl: {
-      async workloadState(namespace: string, types: readonly string[] = []): Promise<WorkloadSnapshot> {
+      async workloadSnapshot(namespace: string, types: readonly string[] = []): Promise<WorkloadSnapshot> {
         reads.push(`${namespace}: ${types.join(',')}`);
         return snapshotFrom({ deployments: [], replicaSets: [], pods, others: objects });
       },

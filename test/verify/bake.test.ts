@@ -11,7 +11,7 @@ import { deployment, pod, replicaSet } from '../fixtures/load.js';
 function scripted(snapshots: WorkloadSnapshot[]) {
   let reads = 0;
   return {
-    async workloadState() {
+    async workloadSnapshot() {
       reads += 1;
       return snapshots[Math.min(reads - 1, snapshots.length - 1)]!;
     },

@@ -73,7 +73,7 @@ export async function fleetRunCommand(
       import('../../kubectl/transient.js'),
       import('../../clock.js'),
       import('../../journal/holder.js'),
-      import('../../run/status/runs.js'),
+      import('../../journal/runs.js'),
       import('../../run/fleet/fleet-runs.js'),
       import('../../run/rollback/rollback.js'),
       import('../../restore/private-copies.js'),

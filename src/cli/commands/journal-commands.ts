@@ -54,7 +54,7 @@ export async function journalCommand(
       import('../../report/recorder.js'),
       import('../../clock.js'),
       import('../../journal/holder.js'),
-      import('../../run/status/runs.js'),
+      import('../../journal/runs.js'),
       import('../../run/rollback/rollback.js'),
       import('../../restore/private-copies.js'),
       import('../../journal/held-leases.js'),

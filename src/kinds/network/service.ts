@@ -49,7 +49,7 @@ const SELECTS_NO_POD: ReasonRule = {
     'compare its spec.selector with the labels of the pods it should reach (kubectl get pods -n NAMESPACE --show-labels) and fix the one that is wrong',
 };
 
-export function planService(applied: Service): Verdict | undefined {
+export function unwatchedService(applied: Service): Verdict | undefined {
   if (applied.spec?.type === 'ExternalName')
     return { state: 'applied', detail: 'an ExternalName Service points outside the cluster: it selects no pods' };
   if (!hasSelector(applied) && !wantsAddress(applied))

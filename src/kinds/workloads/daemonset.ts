@@ -3,7 +3,6 @@
 // copies it to each pod's pod-template-generation label, daemon/util CreatePodTemplate); it is done
 // when `kubectl rollout status daemonset/NAME` says so (rollout_status.go DaemonSetStatusViewer).
 import type { DaemonSet } from '../../kube.js';
-import type { Verdict } from '../../model/verdict.js';
 import { podsControlledBy, type RolloutRules } from '../engine.js';
 
 export const TEMPLATE_GENERATION_ANNOTATION = 'deprecated.daemonset.template.generation';
@@ -46,14 +45,4 @@ export function daemonSetWait(set: DaemonSet): string | undefined {
     return `waiting for daemon set rollout to finish: ${status.numberAvailable ?? 0} of ${desired} updated pods are available`;
   }
   return undefined;
-}
-
-/** OnDelete: kubectl refuses rollout status, and nothing rolls until pods are deleted. */
-export function planDaemonSet(applied: DaemonSet): Verdict | undefined {
-  const type = applied.spec?.updateStrategy?.type ?? 'RollingUpdate';
-  if (type === 'RollingUpdate') return undefined;
-  return {
-    state: 'applied',
-    detail: `updateStrategy ${type}: nothing rolls out until its pods are deleted (kubectl delete pod), so there is nothing to watch`,
-  };
 }

@@ -32,7 +32,7 @@ export const deploymentRules: RolloutRules<Deployment> = {
  * starts the staged change. As an OnDelete StatefulSet or a suspended Job, it is applied with
  * nothing to watch; Argo CD calls it Suspended (gitops-engine health_deployment.go).
  */
-export function planDeployment(applied: Deployment): Verdict | undefined {
+export function unwatchedDeployment(applied: Deployment): Verdict | undefined {
   if (applied.spec?.paused !== true) return undefined;
   const namespace = applied.metadata.namespace ? ` -n ${applied.metadata.namespace}` : '';
   return {
@@ -47,15 +47,31 @@ function newReplicaSetIn(deployment: Deployment, snapshot: WorkloadSnapshot): Re
 
 /** What `kubectl rollout status` would still wait for, or undefined when the rollout is complete. */
 export function rolloutWait(deployment: Deployment, readyNew = 0): string | undefined {
+  // A paused Deployment never progresses: say so rather than wait silently (kubectl does wait).
+  if (deployment.spec?.paused)
+    return `the Deployment is paused: kubectl rollout resume deployment/${deployment.metadata.name}`;
+  return viewerWait(deployment, readyNew);
+}
+
+/**
+ * kubectl's DeploymentStatusViewer.Status once the generation is observed: its progress-deadline
+ * error (the deployment controller's TimedOutReason, ProgressDeadlineExceeded), then its counts.
+ * What a Deployment left alone still waits for (workloads/unsettled.ts); the tracker's `wait` is
+ * `rolloutWait`, its failure the row's conditions.
+ */
+export function deploymentStatusWait(deployment: Deployment): string | undefined {
+  if (conditionOf(deployment, 'Progressing')?.reason === 'ProgressDeadlineExceeded')
+    return 'its rollout exceeded its progress deadline';
+  return viewerWait(deployment, 0);
+}
+
+/** DeploymentStatusViewer's counts, in its order; `readyNew` (kguard's count of ready new pods) only words the last. */
+function viewerWait(deployment: Deployment, readyNew: number): string | undefined {
   const status = deployment.status ?? {};
   const desired = deployment.spec?.replicas ?? 1;
   const updated = status.updatedReplicas ?? 0;
   const total = status.replicas ?? 0;
   const available = status.availableReplicas ?? 0;
-  // A paused Deployment never progresses: say so rather than wait silently (kubectl does wait).
-  if (deployment.spec?.paused)
-    return `the Deployment is paused: kubectl rollout resume deployment/${deployment.metadata.name}`;
-  // Same checks, in the same order, as kubectl's DeploymentStatusViewer.
   if (updated < desired) return `${updated} out of ${desired} new replicas have been updated`;
   if (total > updated) return `${total - updated} old replicas are pending termination`;
   if (available < updated) {

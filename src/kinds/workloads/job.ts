@@ -65,7 +65,7 @@ export function jobFailure(job: Job): ConditionCause | undefined {
 }
 
 /** A suspended Job runs nothing until someone resumes it. */
-export function planJob(applied: Job): Verdict | undefined {
+export function unwatchedJob(applied: Job): Verdict | undefined {
   if (applied.spec?.suspend !== true) return undefined;
   return {
     state: 'applied',

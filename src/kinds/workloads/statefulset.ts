@@ -2,7 +2,6 @@
 // status statefulset/NAME` says so (kubectl pkg/polymorphichelpers/rollout_status.go,
 // StatefulSetStatusViewer); nothing but its pods can fail it (the controller sets no condition).
 import { REVISION_HASH_LABEL, type StatefulSet } from '../../kube.js';
-import type { Verdict } from '../../model/verdict.js';
 import { podsControlledBy, type RolloutRules } from '../engine.js';
 
 export const statefulSetRules: RolloutRules<StatefulSet> = {
@@ -52,16 +51,6 @@ export function statefulSetWait(set: StatefulSet): string | undefined {
     return `waiting for statefulset rolling update to complete ${status.updatedReplicas ?? 0} pods at revision ${status.updateRevision ?? '?'}`;
   }
   return undefined;
-}
-
-/** kubectl refuses rollout status for OnDelete ("only available for RollingUpdate"): nothing rolls by itself. */
-export function planStatefulSet(applied: StatefulSet): Verdict | undefined {
-  const type = applied.spec?.updateStrategy?.type ?? 'RollingUpdate';
-  if (type === 'RollingUpdate') return undefined;
-  return {
-    state: 'applied',
-    detail: `updateStrategy ${type}: nothing rolls out until its pods are deleted (kubectl delete pod), so there is nothing to watch`,
-  };
 }
 
 function partitionOf(set: StatefulSet): number {

@@ -36,7 +36,7 @@ export interface RestoreHookContext {
 }
 
 export interface RestoreHookDeps {
-  kubectl: Pick<Kubectl, 'getObject' | 'workloadState' | 'deleteExact'>;
+  kubectl: Pick<Kubectl, 'getObject' | 'workloadSnapshot' | 'deleteExact'>;
   clock: Clock;
   deadlineMs: number;
 }
@@ -66,7 +66,7 @@ export const deleteStuckPods: RestoreHook = async ({ failed, before, restored },
       ];
     await deps.clock.sleep(OBSERVE_POLL_MS);
   }
-  const { pods } = await deps.kubectl.workloadState(namespace, ['pods']);
+  const { pods } = await deps.kubectl.workloadSnapshot(namespace, ['pods']);
   const lines: string[] = [];
   const revision = (failed as unknown as StatefulSet).status?.updateRevision;
   for (const pod of stuckPods(failed as unknown as StatefulSet, before as unknown as StatefulSet, pods)) {

@@ -105,7 +105,7 @@ export function objectReads(runner: KubectlRunner): ObjectReads {
      * name (`deployments.apps`, `pods`, a custom resource's `kind.version.group`...). Namespace ''
      * reads cluster-scoped types.
      */
-    async workloadState(namespace: string, types: readonly string[]): Promise<WorkloadSnapshot> {
+    async workloadSnapshot(namespace: string, types: readonly string[]): Promise<WorkloadSnapshot> {
       const result = await runner.run(['get', types.join(','), ...(namespace ? ['-n', namespace] : []), '-o', 'json'], {
         deadlineMs: runner.connection.readDeadlineMs,
       });

@@ -159,7 +159,7 @@ const CHECK_KINDS = new Set<RunEvent['kind']>([
   'bake-failed',
 ]);
 
-/** Events about undoing the apply: the summary's restore column. */
+/** Events about restoring what the apply changed: the summary's restore column. */
 const RESTORE_KINDS = new Set<RunEvent['kind']>([
   'restored',
   'restore-kept',

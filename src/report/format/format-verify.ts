@@ -2,7 +2,7 @@
 // verify rows of the one exhaustive table of formatters (format.ts).
 import { formatDuration } from '../../duration.js';
 import type { RunEvent, RunEventKind } from '../../model/events.js';
-import type { VerifyCheck, VerifyOutcome, VerifyPhase } from '../../model/verify.js';
+import type { VerifyCheck, VerifyOutcome, CheckedDuring } from '../../model/verify.js';
 import { describeObject } from '../../objects/model.js';
 import { containerLogLines, plural, seconds, type Line } from './line.js';
 
@@ -84,7 +84,7 @@ function flagOf(check: VerifyCheck): string {
   return check.type === 'command' ? '--verify' : '--verify-job';
 }
 
-function prefix(during: VerifyPhase, word: 'verified' | 'verification failed' | 'verifying'): string {
+function prefix(during: CheckedDuring, word: 'verified' | 'verification failed' | 'verifying'): string {
   if (during !== 'bake') return word;
   return `bake: ${word === 'verified' ? 'checked again' : word === 'verifying' ? 'checking again' : 'check failed'}`;
 }

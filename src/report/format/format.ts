@@ -6,7 +6,7 @@ import type { Diagnosis } from '../../model/findings.js';
 import { describeApplied } from '../../kubectl/output/apply-output.js';
 import { shellQuote } from '../../kubectl/output/parse.js';
 import type { Outcome } from '../../model/result.js';
-import type { ChangedObject, Phase, RunEvent, RunEventKind } from '../../model/events.js';
+import type { ChangedObject, RunEvent, RunEventKind, Watching } from '../../model/events.js';
 import { summarizePaths } from '../../objects/compare.js';
 import { describeObject, type ObjectRef } from '../../objects/model.js';
 import { PHASE_FORMATTERS } from './format-phases.js';
@@ -113,17 +113,17 @@ export const FORMATTERS: Formatters = {
   progress: (event) => ({
     tone: 'info',
     text:
-      `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ` +
+      `${WATCHING_PREFIX[event.phase]}${describeObject(event.workload)}: ` +
       `${event.progress.summary ?? `${event.progress.ready}/${event.progress.desired} ${event.phase === 'rollback' ? '' : 'new '}pods ready`}` +
       `${event.progress.revision !== undefined ? ` (revision ${event.progress.revision})` : ''}: ${event.waitingFor}`,
   }),
   'pod-problem': (event) => ({
     tone: 'warn',
-    text: `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ${findingLines([event.finding])[0] ?? event.finding.reason}`,
+    text: `${WATCHING_PREFIX[event.phase]}${describeObject(event.workload)}: ${findingLines([event.finding])[0] ?? event.finding.reason}`,
   }),
   note: (event) => ({
     tone: 'info',
-    text: `${PHASE_PREFIX[event.phase]}${describeObject(event.workload)}: ${event.text}`,
+    text: `${WATCHING_PREFIX[event.phase]}${describeObject(event.workload)}: ${event.text}`,
   }),
   'watch-fallback': (event) => ({
     tone: 'warn',
@@ -318,7 +318,7 @@ const RESTORE_LIMIT_TEXT: Record<Extract<RunEvent, { kind: 'restore-limit' }>['h
 };
 
 /** Progress of the restore and of a verify Job is told apart from the rollout's. */
-const PHASE_PREFIX: Record<Phase, string> = { rollout: '', rollback: 'rollback of ', verify: 'verify: ' };
+const WATCHING_PREFIX: Record<Watching, string> = { rollout: '', rollback: 'rollback of ', verify: 'verify: ' };
 
 const RESTORED_TEXT: Record<Extract<RunEvent, { kind: 'restored' }>['action'], string> = {
   restored: 'put back as it was before the apply',

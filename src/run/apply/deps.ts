@@ -5,7 +5,7 @@ import type { CommandExec } from '../../kubectl/process/exec.js';
 import type { Kubectl } from '../../kubectl/types.js';
 import type { HolderProbe } from '../../journal/holder.js';
 import type { InputDeps } from '../../manifests/inputs.js';
-import type { RestoreDeps } from '../../restore/restore.js';
+import type { RestoreDeps } from '../../restore/context.js';
 import type { Registries, RegistryOptions } from '../../images/registry.js';
 import type { Reporter } from '../../model/events.js';
 import type { RunResult } from '../../model/result.js';

@@ -19,7 +19,7 @@ import { objectKey, type KubeObject, type ObjectRef } from '../../objects/model.
 import { detectChanges, track, type PendingObject } from './changes.js';
 import type { Deps } from './deps.js';
 import { readLater, type RunPart, type RunPlan } from './parts.js';
-import { checkPermissions } from './permissions.js';
+import { checkPermissions } from './before-write/permissions.js';
 import { snapshot } from './understand.js';
 import { Persistence, RETRY } from '../../restore/persist.js';
 
@@ -160,7 +160,7 @@ async function readNow(
   await context.lease?.(refs, stage.phase ?? 'main');
   for (const [key, object] of await snapshot(refs, deps)) context.before.set(key, object);
   for (const ref of refs) entries.set(objectKey(ref), entryOf(ref, context.before, stage.phase));
-  // Their copies must be in the journal before they change: a run killed during this phase is then still rolled back whole.
+  // Their copies must be in the journal before they change: a run killed during this phase is then still restored whole.
   if (context.journal) {
     await context.journal.update({ objects: [...entries.values()] }).catch((error: unknown) => {
       throw new Error(`kguard could not journal their pre-apply copies (${messageOf(error)})`);

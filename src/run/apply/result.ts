@@ -3,6 +3,7 @@ import { isChange } from '../../objects/compare.js';
 import { ExitCode } from '../../errors.js';
 import type { Outcome, RunResult } from '../../model/result.js';
 import type { Verification } from '../../model/verify.js';
+import { writtenBack } from '../../restore/written-back.js';
 
 /**
  * A check failed (--verify, --verify-job), or the bake found a workload broken (--bake): the
@@ -39,7 +40,8 @@ export function outcomeOf(
     );
   if (needsPerson) return 'needs-attention';
   if (result.cancelled !== undefined) return 'interrupted';
-  const restored = restores.some((restore) => restore !== undefined && restore.status !== 'kept');
+  // Failed restores were said above: what is left, written back or kept.
+  const restored = restores.some(writtenBack);
   if (states.includes('failed') || result.applyError !== undefined || verificationFailed(result.verification))
     return restored ? 'rolled-back' : 'failed';
   if (states.includes('timed-out')) return 'timed-out';
@@ -60,9 +62,7 @@ const EXIT_CODES: Record<Outcome, ExitCode> = {
 
 /** Whether anything was written back (put back, deleted or created again) by the restore. */
 export function anythingRestored(result: Pick<RunResult, 'objects'>): boolean {
-  return result.objects.some(
-    (object) => object.restore !== undefined && object.restore.status !== 'kept' && object.restore.status !== 'failed',
-  );
+  return result.objects.some((object) => writtenBack(object.restore));
 }
 
 export function exitCodeFor(

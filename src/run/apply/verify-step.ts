@@ -15,7 +15,7 @@ import path from 'node:path';
 import type { Target } from '../../model/result.js';
 import type { RunResult } from '../../model/result.js';
 import type { ApplyOptions } from '../../model/options.js';
-import type { Verification, VerifyOutcome, VerifyPhase } from '../../model/verify.js';
+import type { Verification, VerifyOutcome, CheckedDuring } from '../../model/verify.js';
 import { isChange } from '../../objects/compare.js';
 import { objectKey } from '../../objects/model.js';
 import { trackTargetOf } from '../../track/workloads.js';
@@ -70,7 +70,7 @@ export async function verifyAndBake(
   const verification: Verification = { checks: [] };
   const reportFile = options.verifyCommands.length > 0 ? privateReportFile() : undefined;
   try {
-    const commands = async (during: VerifyPhase): Promise<VerifyOutcome | undefined> => {
+    const commands = async (during: CheckedDuring): Promise<VerifyOutcome | undefined> => {
       const report =
         reportFile && deps.verify
           ? await reportFile.write(deps.verify.report(context.resultSoFar(verification)))
@@ -151,7 +151,7 @@ function commandDeps(deps: Deps) {
 
 function environment(
   context: VerifyContext,
-  during: VerifyPhase,
+  during: CheckedDuring,
   report: string | undefined,
   deps: Deps,
 ): Record<string, string> {

@@ -2,7 +2,7 @@
 // journal names the fleet run), what `kguard status --contexts` says of them, and the exit of
 // `kguard rollback FLEET --contexts`. Pure: the caller lists each context's runs.
 import { ExitCode } from '../../errors.js';
-import { statusLine, type RunRecord } from '../status/runs.js';
+import { statusLine, type RunRecord } from '../../journal/runs.js';
 
 /** One context's runs as listed, or why they could not be. */
 export type ContextRuns = { context: string; runs: RunRecord[] } | { context: string; error: string };

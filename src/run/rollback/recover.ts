@@ -9,10 +9,10 @@ import type { RecoveredRun } from '../../model/result.js';
 import { objectKey, type ObjectRef } from '../../objects/model.js';
 import { thisProcess } from '../../journal/holder.js';
 import { LEASE_DURATION_SECONDS, heldOf } from '../../journal/lease.js';
-import { claimRecovery } from '../../journal/recovery-claim.js';
+import { claimRecovery } from './claim.js';
 import { journalName } from '../../journal/journal.js';
 import type { JournalSecretRef } from '../../journal/store.js';
-import { listRuns, type RunRecord } from '../status/runs.js';
+import { listRuns, type RunRecord } from '../../journal/runs.js';
 import { runRollback, type RollbackDeps } from './rollback.js';
 
 /** The runs of one namespace, listed ahead (lookAhead). */
@@ -160,7 +160,7 @@ export async function finishDeadRuns(
 }
 
 /**
- * Claims `run` for this process, or waits for the kguard that claimed it (journal/recovery-claim.ts).
+ * Claims `run` for this process, or waits for the kguard that claimed it (run/rollback/claim.ts).
  * A claim from another machine is taken over once it has stood still for longer than a restore
  * may take: the run's request timeout, this restore's deadline and a Lease's duration.
  */

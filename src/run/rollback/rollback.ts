@@ -5,9 +5,9 @@ import type { ObjectChange } from '../../model/result.js';
 import { InputError } from '../../errors.js';
 import { isChangeKind } from '../../objects/compare.js';
 import type { Clock } from '../../clock.js';
-import { readObjects } from '../../kubectl/read-objects.js';
 import type { Kubectl } from '../../kubectl/types.js';
-import { changesToUndo, type Journal } from '../../journal/journal.js';
+import type { Journal } from '../../journal/journal.js';
+import { changesNow } from '../../journal/journalled.js';
 import { leaseNamespace } from '../../journal/lease.js';
 import { releaseLeftLeases } from '../../journal/leases.js';
 import { removeJournal } from '../../journal/store.js';
@@ -15,11 +15,12 @@ import { removeHistoryOf } from '../../journal/history-store.js';
 import type { HolderProbe } from '../../journal/holder.js';
 import type { RunLiveness } from '../../journal/liveness.js';
 import { DEFAULTS } from '../../model/options.js';
-import { listRuns, pickRun, type RunRecord } from '../status/runs.js';
+import { listRuns, pickRun, type RunRecord } from '../../journal/runs.js';
 import { stopLiveRun } from './stop-live.js';
-import { objectKey, typeArg, type KubeObject } from '../../objects/model.js';
-import { planRestore } from '../../restore/plan.js';
-import { executeRestore, type RestoreDeps } from '../../restore/restore.js';
+import { objectKey, typeArg } from '../../objects/model.js';
+import { restoreObjects } from '../../restore/entry.js';
+import { writtenBack } from '../../restore/written-back.js';
+import type { RestoreDeps } from '../../restore/context.js';
 import type { RestoreResult } from '../../model/result.js';
 import type { Reporter } from '../../model/events.js';
 
@@ -82,20 +83,24 @@ export async function runRollback(
     );
   }
   await waitOutTheApply(journal, run.liveness, deps);
-  const changes = changesToUndo(journal, await readJournalled(journal, deps));
-  const steps = planRestore(
-    changes.map(({ ref, change }) => ({ ref, change, verdict: 'failed' as const })),
-    'all',
-    { keepCreated: false },
+  const { changes } = await changesNow(journal, deps);
+  const { results } = await restoreObjects(
+    changes,
+    {
+      mode: 'all',
+      keepCreated: false,
+      wholeRun: true,
+      deadlineMs: options.deadlineMs,
+      stages: new Map(
+        journal.objects.flatMap((entry) =>
+          entry.stage === undefined ? [] : [[objectKey(entry.ref), entry.stage] as const],
+        ),
+      ),
+    },
+    deps,
   );
-  const stages = new Map(
-    journal.objects.flatMap((entry) =>
-      entry.stage === undefined ? [] : [[objectKey(entry.ref), entry.stage] as const],
-    ),
-  );
-  const results = await executeRestore(steps, { deadlineMs: options.deadlineMs, stages }, deps);
   // Read again: a late write (of a run that was not quite dead) would show here, not be called restored.
-  const late = changesToUndo(journal, await readJournalled(journal, deps)).filter(({ ref, change }) => {
+  const late = (await changesNow(journal, deps)).changes.filter(({ ref, change }) => {
     const status = results.get(objectKey(ref))?.status;
     return isChangeKind(change.change) && !ownersMovedOnly(change) && status !== 'kept' && status !== 'failed';
   });
@@ -116,8 +121,7 @@ export async function runRollback(
       ],
     });
   }
-  const statuses = [...results.values()].map((result) => result.status);
-  const needsPerson = statuses.filter((status) => status === 'failed' || status === 'kept').length;
+  const needsPerson = [...results.values()].filter((result) => !writtenBack(result)).length;
   if (needsPerson === 0) {
     // Nothing is left to do: the journal and the run's leases go.
     if (run.missing.length === 0) await removeJournal(deps.kubectl, run.secrets, options.deadlineMs);
@@ -130,9 +134,7 @@ export async function runRollback(
   return {
     runId: journal.runId,
     ...(stopped ? { stopped } : {}),
-    restored: statuses.filter(
-      (status) => status === 'restored' || status === 'deleted' || status === 'recreated' || status === 'replaced',
-    ).length,
+    restored: [...results.values()].filter(writtenBack).length,
     untouched: changes.filter(({ change }) => !isChangeKind(change.change)).length,
     needsPerson,
     results,
@@ -146,26 +148,6 @@ function labelled(runs: readonly RunRecord[], label: string): RunRecord[] {
 
 function nothingToDo(nothing: string): RollbackResult {
   return { runId: '', restored: 0, untouched: 0, needsPerson: 0, results: new Map(), nothing };
-}
-
-/** Each journalled object as the cluster holds it now (one list per namespace; the rest read alone). */
-export async function readJournalled(
-  journal: Journal,
-  deps: Pick<RollbackDeps, 'kubectl'>,
-): Promise<Map<string, KubeObject | undefined>> {
-  const read = await readObjects(
-    deps.kubectl,
-    journal.objects.map((entry) => entry.ref),
-  );
-  const live = new Map<string, KubeObject | undefined>(
-    journal.objects.map((entry) => [objectKey(entry.ref), read.live.get(objectKey(entry.ref))]),
-  );
-  await Promise.all(
-    read.unread.map(async ({ ref }) =>
-      live.set(objectKey(ref), await deps.kubectl.getObject(typeArg(ref), ref.namespace, ref.name)),
-    ),
-  );
-  return live;
 }
 
 /** The grace a request gets beyond its timeout= before the API server has surely answered it. */

@@ -14,7 +14,7 @@ import type { HolderProbe } from '../../journal/holder.js';
 import type { Kubectl } from '../../kubectl/types.js';
 import type { Reporter } from '../../model/events.js';
 import type { KubeObject } from '../../objects/model.js';
-import type { RunRecord } from '../status/runs.js';
+import type { RunRecord } from '../../journal/runs.js';
 
 interface StopDeps {
   kubectl: Pick<Kubectl, 'getObject' | 'replace'>;

@@ -10,19 +10,18 @@ import { REVISION_ANNOTATION } from '../../kube.js';
 import { ExitCode, InputError } from '../../errors.js';
 import { joinParts, listHistory, type ListedRecord } from '../../journal/history-store.js';
 import { asJournal } from '../../journal/history.js';
-import { changesToUndo } from '../../journal/journal.js';
+import { changesNow } from '../../journal/journalled.js';
 import type { Kubectl } from '../../kubectl/types.js';
 import type { Reporter } from '../../model/events.js';
 import type { RestoreResult } from '../../model/result.js';
 import { isChangeKind } from '../../objects/compare.js';
 import { unifiedDiff } from '../../objects/diff.js';
-import { kubectlName, namespaceArgs, objectKey, type KubeObject } from '../../objects/model.js';
+import { kubectlName, objectKey, type KubeObject } from '../../objects/model.js';
 import { changeSinceApply, fieldsOfApply } from '../../objects/owners.js';
-import { planRestore, type RestoreStep } from '../../restore/plan.js';
-import { executeRestore, type RestoreDeps } from '../../restore/restore.js';
-import { trackWorkloads } from '../../track/workloads.js';
-import { verdictText } from '../../kinds/engine.js';
-import { readJournalled } from '../rollback/rollback.js';
+import { restoreObjects, trackWrittenBack } from '../../restore/entry.js';
+import { writtenBack } from '../../restore/written-back.js';
+import type { RestoreDeps } from '../../restore/context.js';
+import type { RestoreStep } from '../../restore/steps.js';
 import { trackOptions, type TrackSettings } from '../../track/options.js';
 
 // yaml: this module is loaded with `kguard undo` (a part of the CLI bundle of its own), not at start-up.
@@ -63,23 +62,24 @@ export async function runUndo(options: UndoOptions, deps: UndoDeps): Promise<Und
   const everywhere = options.namespace ? await listHistory(deps.kubectl, undefined).catch(() => listed) : listed;
   const { record } = joinParts(everywhere.filter((entry) => entry.record.runId === picked.record.runId))[0] ?? picked;
   const journal = asJournal(record);
-  const live = await readJournalled(journal, deps);
-  const changes = changesToUndo(journal, live);
+  const { live, changes } = await changesNow(journal, deps);
   const untouched = changes.filter(({ change }) => !isChangeKind(change.change)).length;
-  const steps = planRestore(
-    changes.map(({ ref, change }) => ({ ref, change, verdict: 'failed' as const })),
-    'all',
-    { keepCreated: false },
+  const { steps, results } = await restoreObjects(
+    changes,
+    { mode: 'all', keepCreated: false, wholeRun: true, deadlineMs: options.deadlineMs, dryRun: options.dryRun },
+    deps,
   );
   if (options.dryRun) return preview(record.runId, steps, live, untouched, deps);
-  const results = await executeRestore(steps, { deadlineMs: options.deadlineMs }, deps);
-  const unhealthy = await trackRestored(steps, results, options, deps);
-  const statuses = [...results.values()].map((result) => result.status);
-  const needsPerson = statuses.filter((status) => status === 'failed' || status === 'kept').length + unhealthy;
+  // A signal stops the watch (trackWorkloads), and what it did not see healthy needs a person.
+  const ended = await trackWrittenBack(
+    steps.map(({ ref }) => ({ ref, result: results.get(objectKey(ref)) })),
+    { track: trackOptions(options, 'rollback', options.deadlineMs) },
+    deps,
+  );
+  const unhealthy = [...ended.values()].filter((end) => end.said === 'rollback-unhealthy').length;
+  const restored = [...results.values()].filter(writtenBack).length;
+  const needsPerson = results.size - restored + unhealthy;
   const exitCode = needsPerson > 0 ? ExitCode.RollbackFailed : ExitCode.Success;
-  const restored = statuses.filter(
-    (status) => status === 'restored' || status === 'deleted' || status === 'recreated',
-  ).length;
   deps.reporter.emit({
     kind: 'undo-finished',
     runId: record.runId,
@@ -113,47 +113,6 @@ function pickRecord(
       `no run is kept in kguard's history${where}: there is nothing to undo (successful runs are kept unless --history 0 or --no-journal).`,
     );
   return newest;
-}
-
-/** The restored workloads, tracked until healthy again: how many are not. */
-async function trackRestored(
-  steps: readonly RestoreStep[],
-  results: Map<string, RestoreResult>,
-  options: UndoOptions,
-  deps: UndoDeps,
-): Promise<number> {
-  const targets = steps.flatMap((step) => {
-    const result = results.get(objectKey(step.ref));
-    return result && 'restored' in result && result.restored
-      ? [{ ref: step.ref, applied: result.restored, before: undefined }]
-      : [];
-  });
-  const outcomes = await trackWorkloads(targets, trackOptions(options, 'rollback', options.deadlineMs), deps);
-  let unhealthy = 0;
-  for (const { ref } of targets) {
-    const outcome = outcomes.get(objectKey(ref));
-    if (!outcome?.tracked) continue;
-    if (outcome.verdict.state === 'healthy' && outcome.verdict.progress) {
-      deps.reporter.emit({
-        kind: 'rolled-back',
-        workload: ref,
-        progress: outcome.verdict.progress,
-        elapsedMs: outcome.elapsedMs,
-      });
-      continue;
-    }
-    unhealthy += 1;
-    deps.reporter.emit({
-      kind: 'rollback-unhealthy',
-      workload: ref,
-      reason: outcome.diagnosis?.summary ?? verdictText(outcome.verdict) ?? `it ended ${outcome.verdict.state}`,
-      commands: [
-        deps.kubectl.commandLine(['rollout', 'status', kubectlName(ref), ...namespaceArgs(ref)]),
-        deps.kubectl.commandLine(['describe', kubectlName(ref), ...namespaceArgs(ref)]),
-      ],
-    });
-  }
-  return unhealthy;
 }
 
 /** What undoing would do to each object, and the differences of each write; nothing changes. */

@@ -2,7 +2,7 @@
 // each call starts and ends: the unit tests of executeRestore read the order of the writes, how
 // many ran at once and which reads were made from that log. Every call takes a few turns of the
 // event loop, so calls started together overlap as kubectl processes do.
-import type { RestoreDeps } from '../../src/restore/restore.js';
+import type { RestoreDeps } from '../../src/restore/context.js';
 import type { KubeObject, ObjectRef } from '../../src/objects/model.js';
 import type { WriteResult } from '../../src/kubectl/types.js';
 
@@ -175,7 +175,7 @@ export function restoreCluster(initial: readonly KubeObject[]): RestoreCluster {
         live.delete(keyOf(kind, namespace, name));
         return { ok: true };
       }),
-    workloadState: async () => {
+    workloadSnapshot: async () => {
       throw new Error('the restore of these kinds reads no workload state');
     },
   };

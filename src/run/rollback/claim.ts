@@ -7,11 +7,11 @@
 // journal is gone (finished: what they read as "before" is now the true one). A claim of a process
 // that has ended on this machine is taken over at once; one from another machine once the Secret
 // has stood still (same resourceVersion, as this process saw it) for longer than a restore may take.
-import type { Clock } from '../clock.js';
-import type { Kubectl } from '../kubectl/types.js';
-import type { KubeObject } from '../objects/model.js';
-import { holderAnnotations, holderOfAnnotations, type HolderProbe, type RunHolder } from './holder.js';
-import { journalName } from './journal.js';
+import type { Clock } from '../../clock.js';
+import type { Kubectl } from '../../kubectl/types.js';
+import type { KubeObject } from '../../objects/model.js';
+import { holderAnnotations, holderOfAnnotations, type HolderProbe, type RunHolder } from '../../journal/holder.js';
+import { journalName } from '../../journal/journal.js';
 
 export const RECOVERING_BY_ANNOTATION = 'kguard.dev/recovering-by';
 

@@ -1,17 +1,16 @@
 // The runs a cluster shows: their journals and their Leases, and whether each run is alive.
 // `kguard status` lists them; `rollback`, `unlock` and `forget` pick one and refuse a live one.
-import { InputError } from '../../errors.js';
-import type { Kubectl } from '../../kubectl/types.js';
-import type { HolderProbe } from '../../journal/holder.js';
-import type { Journal } from '../../journal/journal.js';
-import { leaseHolder, LEASE_SELECTOR } from '../../journal/lease.js';
-import { LEASE_TYPE } from '../../journal/held-leases.js';
-import { journalExpired } from '../../journal/expiry.js';
-import { livenessOf, type RunLiveness } from '../../journal/liveness.js';
-import { newestServerTime, serverNow as readServerNow } from '../../journal/server-clock.js';
-import { listJournals, type JournalSecretRef } from '../../journal/store.js';
-import { stopAnswerOf, stopRequestOf } from '../../journal/stop.js';
-import type { KubeObject } from '../../objects/model.js';
+import { InputError } from '../errors.js';
+import type { Kubectl } from '../kubectl/types.js';
+import type { HolderProbe } from './holder.js';
+import type { Journal } from './journal.js';
+import { leaseHolder, LEASE_SELECTOR } from './lease.js';
+import { LEASE_TYPE } from './held-leases.js';
+import { journalExpired, livenessOf, type RunLiveness } from './liveness.js';
+import { newestServerTime, serverNow as readServerNow } from './server-clock.js';
+import { listJournals, type JournalSecretRef } from './store.js';
+import { stopAnswerOf, stopRequestOf } from './stop.js';
+import type { KubeObject } from '../objects/model.js';
 
 export interface RunRecord {
   runId: string;
@@ -21,7 +20,7 @@ export interface RunRecord {
   secrets: JournalSecretRef[];
   /** Namespaces where some of its journal Secrets could not be found or read. */
   missing: string[];
-  /** Over and older than a day by the API server's clock (journal/expiry.ts): the next run deletes it. */
+  /** Over and older than a day by the API server's clock (journal/liveness.ts journalExpired): the next run deletes it. */
   expired: boolean;
   leases: KubeObject[];
   liveness: RunLiveness;
@@ -142,7 +141,7 @@ export function statusLines(runs: readonly RunRecord[], now: Date): string[] {
 /**
  * The run a command acts on: the one named, or (rollback) the only journalled run that is not
  * alive and not finished. A live run, a finished one, or one whose life cannot be told is refused
- * unless `force`: rolling back a live run undoes a deploy that may be healthy.
+ * unless `force`: restoring a live run takes back a deploy that may be healthy.
  */
 export function pickRun(
   runs: readonly RunRecord[],

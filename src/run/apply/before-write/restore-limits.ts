@@ -1,12 +1,12 @@
 // Before the apply (and in a preview): what a restore of this apply could not do, or would do
 // another way, by each kind's restore rules (kinds/refusals.ts) on the pre-apply copies and the
 // objects as the server dry run says they will be. Said once, before anything changes. Pure.
-import { rowFor } from '../../kinds/table.js';
-import type { RunEvent } from '../../model/events.js';
-import { changeOf } from '../../objects/compare.js';
-import { objectKey, refOf, type KubeObject } from '../../objects/model.js';
-import { createFor } from '../../restore/steps.js';
-import type { Understood } from './understand.js';
+import { rowFor } from '../../../kinds/table.js';
+import type { RunEvent } from '../../../model/events.js';
+import { changeOf } from '../../../objects/compare.js';
+import { objectKey, refOf, type KubeObject } from '../../../objects/model.js';
+import { createFor } from '../../../restore/steps.js';
+import type { Understood } from '../understand.js';
 
 export type RestoreLimit = Extract<RunEvent, { kind: 'restore-limit' }>;
 

@@ -3,7 +3,7 @@ import { changeOf } from '../../src/objects/compare.js';
 import type { KubeObject } from '../../src/objects/model.js';
 import { refOf } from '../../src/objects/model.js';
 import { manualRestore } from '../../src/restore/manual.js';
-import { phaseOf, planRestore, restorePhases, type PlannedObject } from '../../src/restore/plan.js';
+import { roundOf, planRestore, restoreRounds, type PlannedObject } from '../../src/restore/plan.js';
 import type { VerdictState } from '../../src/model/verdict.js';
 import { deployment } from '../fixtures/load.js';
 
@@ -163,7 +163,7 @@ describe('planRestore', () => {
     ]);
   });
 
-  it('groups the restore in phases: definitions, configuration, workloads, then deletes of workloads before the rest', () => {
+  it('groups the restore in rounds: definitions, configuration, workloads, then deletes of workloads before the rest', () => {
     const namespace: KubeObject = {
       apiVersion: 'v1',
       kind: 'Namespace',
@@ -208,7 +208,7 @@ describe('planRestore', () => {
       { keepCreated: false },
     );
     expect(
-      restorePhases(steps).map((phase) => phase.map((step) => `${phaseOf(step)}: ${step.ref.kind} ${step.action}`)),
+      restoreRounds(steps).map((round) => round.map((step) => `${roundOf(step)}: ${step.ref.kind} ${step.action}`)),
     ).toEqual([
       ['definitions: Namespace put-back', 'definitions: CustomResourceDefinition put-back'],
       ['configuration: Widget put-back', 'configuration: ConfigMap put-back'],
@@ -216,8 +216,8 @@ describe('planRestore', () => {
       ['delete workloads: Job delete'],
       ['delete the rest: Service delete'],
     ]);
-    // The flat plan is the phases in order.
-    expect(steps).toEqual(restorePhases(steps).flat());
+    // The flat plan is the rounds in order.
+    expect(steps).toEqual(restoreRounds(steps).flat());
   });
 
   it('undoes an apply made in phases the last phase first, each phase in its own order', () => {
@@ -259,8 +259,8 @@ describe('planRestore', () => {
       ['example.com/Widget/shop/w', 2],
     ]);
     expect(
-      restorePhases(steps, stages).map((phase) =>
-        phase.map((step) => `${phaseOf(step)}: ${step.ref.kind} ${step.action}`),
+      restoreRounds(steps, stages).map((round) =>
+        round.map((step) => `${roundOf(step)}: ${step.ref.kind} ${step.action}`),
       ),
     ).toEqual([
       ['configuration: Widget put-back'],

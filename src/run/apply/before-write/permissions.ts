@@ -1,15 +1,15 @@
 // Before the apply: may this user do what a restore of this apply would do? The restore's own plan
-// (restore/plan.ts), made as if every object failed, from the pre-apply copies and the server dry
+// (restore/plan.ts), of the whole apply as if it failed as a unit, from the pre-apply copies and the server dry
 // run, names its writes: a put-back is an update (and its field owners a second one), an object
 // the apply creates is deleted, one it prunes is created again, an immutable ConfigMap is deleted
 // and created, a StatefulSet's stuck pods are deleted. One SelfSubjectAccessReview per verb,
 // resource and namespace, all in one kubectl process; a verb the user lacks refuses the run before
 // anything is applied (exit 2), naming the rule to add, unless --rollback none.
-import { KubectlError } from '../../errors.js';
-import { rowFor } from '../../kinds/table.js';
-import type { AccessQuestion, ApiResource } from '../../kubectl/types.js';
-import type { ApplyOptions } from '../../model/options.js';
-import { changeOf } from '../../objects/compare.js';
+import { KubectlError } from '../../../errors.js';
+import { rowFor } from '../../../kinds/table.js';
+import type { AccessQuestion, ApiResource } from '../../../kubectl/types.js';
+import type { ApplyOptions } from '../../../model/options.js';
+import { changeOf } from '../../../objects/compare.js';
 import {
   describeObject,
   groupOf,
@@ -18,11 +18,11 @@ import {
   refOf,
   type KubeObject,
   type ObjectRef,
-} from '../../objects/model.js';
-import { planRestore, type PlannedObject } from '../../restore/plan.js';
-import type { RestoreStep } from '../../restore/steps.js';
-import type { Deps } from './deps.js';
-import type { Understood } from './understand.js';
+} from '../../../objects/model.js';
+import { planWholeRestore, type PlannedObject } from '../../../restore/plan.js';
+import type { RestoreStep } from '../../../restore/steps.js';
+import type { Deps } from '../deps.js';
+import type { Understood } from '../understand.js';
 
 /** One verb a restore needs, on what, and why (for the message). */
 export interface NeededAccess extends AccessQuestion {
@@ -44,17 +44,17 @@ export function restoreAccess(
   const planned: PlannedObject[] = understood.refs.map((ref) => {
     const before = understood.current.get(objectKey(ref));
     const after = wouldBe.get(objectKey(ref));
-    if (!before) return { ref, change: { change: 'created', after: after ?? stub(ref) }, verdict: 'failed' };
+    if (!before) return { ref, change: { change: 'created', after: after ?? stub(ref) } };
     // The dry run did not answer for it (its namespace is new): it may change, and would be put back.
-    if (!after) return { ref, change: { change: 'configured', before, after: before, paths: [] }, verdict: 'failed' };
-    return { ref, change: changeOf(before, after), verdict: 'failed' };
+    if (!after) return { ref, change: { change: 'configured', before, after: before, paths: [] } };
+    return { ref, change: changeOf(before, after) };
   });
   for (const ref of understood.pruned) {
     const before = understood.current.get(objectKey(ref)) ?? prunedCopies.get(objectKey(ref));
-    if (before) planned.push({ ref, change: { change: 'deleted', before }, verdict: 'failed' });
+    if (before) planned.push({ ref, change: { change: 'deleted', before } });
   }
   const needed = new Map<string, NeededAccess>();
-  for (const step of planRestore(planned, 'all', { keepCreated: options.keepCreated })) {
+  for (const step of planWholeRestore(planned, { keepCreated: options.keepCreated })) {
     for (const { verb, group, resource, namespace, why } of accessOf(step, resources)) {
       const key = `${verb} ${group}/${resource} ${namespace}`;
       if (!needed.has(key)) needed.set(key, { verb, group, resource, namespace, why });

@@ -1,12 +1,13 @@
 // --dry-run: what the apply would create, change or leave alone, and --diff's per-object diffs.
-import type { AppliedObject } from '../../model/result.js';
-import type { ApplyRequest } from '../../kubectl/types.js';
-import { changeOf } from '../../objects/compare.js';
-import { objectKey, refOf, type KubeObject, type ObjectRef } from '../../objects/model.js';
-import type { ObjectResult, RunResult } from '../../model/result.js';
-import type { ApplyOptions } from '../../model/options.js';
-import type { Deps } from './deps.js';
-import type { Understood } from './understand.js';
+import type { AppliedObject } from '../../../model/result.js';
+import type { ApplyRequest } from '../../../kubectl/types.js';
+import { changeOf } from '../../../objects/compare.js';
+import { objectKey, refOf, type KubeObject, type ObjectRef } from '../../../objects/model.js';
+import type { ObjectResult, RunResult } from '../../../model/result.js';
+import type { ApplyOptions } from '../../../model/options.js';
+import type { Deps } from '../deps.js';
+import type { Understood } from '../understand.js';
+import type { Reading } from './reading.js';
 
 export async function preview(
   understood: Understood,
@@ -81,3 +82,16 @@ export function clientActions(
 }
 
 /** A signal before the apply: whatever failed on the way (a stopped read), nothing was applied. */
+
+/** A --dry-run's result: what kubectl can read now is shown (parts read only once this apply's CRDs exist are said, not dry-run). */
+export async function previewRun(
+  { understood, plan, target }: Pick<Reading, 'understood' | 'plan' | 'target'>,
+  before: Map<string, KubeObject>,
+  options: ApplyOptions,
+  deps: Pick<Deps, 'kubectl' | 'clock' | 'reporter'>,
+  startedAt: number,
+): Promise<RunResult> {
+  const readable = plan.parts.filter((part) => part.understood);
+  const request = { ...readable[0]!.request, filenames: readable.flatMap((part) => part.request.filenames) };
+  return { ...(await preview(understood, before, request, options, deps, startedAt)), target };
+}
