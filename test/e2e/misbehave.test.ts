@@ -278,3 +278,61 @@ describe('kguard rollback of a stuck run (SIGSTOP): its Lease stands still', () 
     }
   }, 300_000);
 });
+
+describe('every message true: what a person can fix outside kguard is exit 2, said once', () => {
+  it('a TMPDIR that does not exist is exit 2, named (was 70, "a bug in kguard")', async () => {
+    const run = await kguardWith(
+      ['apply', '-f', await env.write('settings.yaml', configMapYaml('settings', { level: 'info' }))],
+      { TMPDIR: join(env.dir, 'gone') },
+    ).done;
+    expect(run.exitCode, run.output).toBe(2);
+    expect(run.output).toContain(
+      `the temporary directory ${join(env.dir, 'gone')} (TMPDIR) cannot be used: it does not exist.`,
+    );
+    expect(run.output).not.toContain('bug in kguard');
+    expect(env.cluster.store.get('ConfigMap', 'default', 'settings')).toBeUndefined();
+  });
+
+  it("a failing exec credential plugin is exit 2 with the plugin's own words, once (was exit 1, 'cannot read the manifests')", async () => {
+    const kubeconfig = await env.write(
+      'plugin-kubeconfig',
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters:',
+        '- name: sso',
+        '  cluster:',
+        `    server: ${/server: (\S+)/.exec(await readKubeconfig())?.[1] ?? 'http://127.0.0.1:9'}`,
+        'contexts:',
+        '- name: sso',
+        '  context:',
+        '    cluster: sso',
+        '    user: sso',
+        'current-context: sso',
+        'users:',
+        '- name: sso',
+        '  user:',
+        '    exec:',
+        '      apiVersion: client.authentication.k8s.io/v1',
+        '      command: sh',
+        '      args: ["-c", "echo \'the SSO session expired: run corp-login\' >&2; exit 1"]',
+        '      interactiveMode: Never',
+        '',
+      ].join('\n'),
+    );
+    const run = await kguardWith(
+      ['apply', '-f', await env.write('settings.yaml', configMapYaml('settings', { level: 'info' }))],
+      { KUBECONFIG: kubeconfig },
+    ).done;
+    expect(run.exitCode, run.output).toBe(2);
+    expect(run.output).toContain(
+      "kubectl could not log in to the cluster: the credential plugin says: the SSO session expired: run corp-login (kubectl: getting credentials: exec: executable sh failed with exit code 1). Next: the kubeconfig's credential plugin sh failed (exit 1): do what it says (log in again)",
+    );
+    expect(run.output.match(/the SSO session expired/g)).toHaveLength(1);
+  });
+});
+
+async function readKubeconfig(): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  return readFile(env.cluster.env.KUBECONFIG!, 'utf8');
+}
