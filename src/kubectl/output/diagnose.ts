@@ -46,7 +46,7 @@ const FAILURE_PATTERNS: readonly FailurePattern[] = [
       const lines = distinct(stderr.split('\n').map((line) => line.trim()).filter((line) => line !== ''));
       const kubectlLine = lines.find((line) => /getting credentials:/.test(line)) ?? '';
       const plugin = lines.filter((line) => line !== kubectlLine && !KLOG_PREFIX.test(line) && !/^error: /.test(line));
-      const credentials = /getting credentials: .*$/.exec(kubectlLine)?.[0] ?? kubectlLine;
+      const credentials = /getting credentials: [^"]*/.exec(kubectlLine)?.[0] ?? kubectlLine;
       return plugin.length > 0 ? `the credential plugin says: ${plugin.slice(-3).join(' ')} (kubectl: ${credentials})` : credentials;
     },
   },
