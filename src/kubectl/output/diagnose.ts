@@ -165,11 +165,11 @@ export function diagnoseKubectlFailure(result: ExecResult): KubectlFailure {
     if (!match) continue;
     return {
       kind: candidate.kind,
-      detail: candidate.detail?.(stderr) ?? tellingLine(stderr),
+      detail: summarized(candidate.detail?.(stderr) ?? tellingLine(stderr)),
       nextStep: typeof candidate.nextStep === 'string' ? candidate.nextStep : candidate.nextStep(match),
     };
   }
-  const said = tellingLine(stderr);
+  const said = summarized(tellingLine(stderr));
   return {
     kind: 'other',
     detail: said || `kubectl exited with code ${result.exitCode} and printed nothing`,
@@ -198,6 +198,26 @@ function tellingLine(stderr: string): string {
   return distinct(chosen.slice(-3))
     .join(' ')
     .replace(/^error: /, '');
+}
+
+/** How many errors of a long list are quoted; the rest are counted. */
+const QUOTED_ERRORS = 3;
+
+/**
+ * A long list of errors as its first few and a count (#45: 5,000 NotFound errors came as one 480 KB
+ * line). kubectl prints several errors as apimachinery's aggregate, `[first, second, …]`
+ * (k8s.io/apimachinery/pkg/util/errors Aggregate.Error: distinct messages joined by ", " in
+ * brackets), or one per line.
+ */
+export function summarized(detail: string): string {
+  const aggregate = /^(.*?)\[(.+)\]$/s.exec(detail);
+  const entries = aggregate
+    ? aggregate[2]!.split(/, (?=(?:Error from server|error when|error: |[a-z.]+ "[^"]*" (?:not found|is forbidden|is invalid)))/)
+    : detail.split(/ (?=Error from server \()/);
+  if (entries.length > QUOTED_ERRORS + 1) {
+    return `${aggregate?.[1] ?? ''}${entries.slice(0, QUOTED_ERRORS).join('; ')}; and ${entries.length - QUOTED_ERRORS} more errors like these`;
+  }
+  return detail.length > 4000 ? `${detail.slice(0, 2000)}… (${detail.length - 2000} more characters)` : detail;
 }
 
 function distinct(lines: readonly string[]): string[] {
