@@ -12,7 +12,7 @@ import type { FleetReport } from './report/fleet.js';
 import { readStdin } from './api/environment.js';
 import { resolveApplyOptions, type GuardInput } from './api/options.js';
 import { typedFromLibrary, type LibraryFlags } from './api/flag-values.js';
-import { readHealthRules } from './api/input-files.js';
+import { readAnalysis, readHealthRules } from './api/input-files.js';
 import { InputError, KguardError } from './errors.js';
 import type { Reporter, RunEvent } from './model/events.js';
 import { formatEvent, type Line } from './report/format/format.js';
@@ -137,6 +137,7 @@ async function guardInput(input: Omit<ApplyInput, 'context'> & { context?: strin
     // Manifests given as text alone are read as kubectl reads stdin.
     filenames: filenames ?? (input.stdin !== undefined && input.kustomize === undefined ? ['-'] : []),
     ...(input.healthRules === undefined ? {} : { healthRules: await readHealthRules(input.healthRules) }),
+    ...(input.analysis === undefined ? {} : { analysis: await readAnalysis(input.analysis, input.namespace) }),
     kubectlArgs: input.kubectlArgs,
   };
 }

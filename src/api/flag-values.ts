@@ -1,5 +1,6 @@
 // The types every edge takes, derived from the flag table (flags.ts), and the readers that turn
 // the command line's values or the library's fields into typed options, each by its row's kind.
+import type { AnalysisConfig } from '../model/analysis.js';
 import type { HealthRules } from '../model/health-rules.js';
 import { APPLY_FLAGS } from './flags.js';
 import { attributeOf, type Flag, type Kind, longFlag, optionOf } from './flag-kinds.js';
@@ -75,6 +76,8 @@ export interface GuardInput extends Omit<TypedFlags, 'filenames'> {
   filenames: readonly string[];
   /** Health rules for custom resources over the built-in table (--health-rules FILE, read and checked at the edge). */
   healthRules?: HealthRules;
+  /** Prometheus queries that judge the release (--analysis FILE, read and its queries checked at the edge). */
+  analysis?: AnalysisConfig;
   /** More `kubectl apply` flags, as after `--` on the command line. */
   kubectlArgs?: readonly string[];
 }

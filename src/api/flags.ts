@@ -286,6 +286,14 @@ export const APPLY_FLAGS = [
     kind: TEXT,
   },
   {
+    // Read, and its queries checked by Prometheus, at the edge (input-files.ts), as --health-rules.
+    name: 'analysis',
+    option: false,
+    syntax: '--analysis <file>',
+    help: 'Prometheus queries that judge the release during --bake (YAML or JSON, schema/analysis.schema.json)',
+    kind: TEXT,
+  },
+  {
     name: 'logLines',
     syntax: '--log-lines <n>',
     help: "how many of a failing container's last lines to print (the JSON report has up to 50)",

@@ -1,11 +1,12 @@
 // Files named on apply's command line that kguard reads itself (kubectl reads the manifests),
-// read and parsed before anything is applied: --health-rules and --fleet. One that cannot be read,
+// read and parsed before anything is applied: --health-rules, --analysis and --fleet. One that cannot be read,
 // or does not follow its schema, is bad input (exit 1). Their parsers (yaml, and ajv for the
 // schemas) load only here: a plain `apply -f` never parses them.
 import { readFile } from 'node:fs/promises';
 import { InputError } from '../errors.js';
 import type { FleetPlan } from '../model/fleet.js';
 import type { HealthRules } from '../model/health-rules.js';
+import type { AnalysisConfig } from '../model/analysis.js';
 
 async function textOf(file: string, flag: string, expected: string): Promise<string> {
   try {
@@ -20,6 +21,32 @@ async function textOf(file: string, flag: string, expected: string): Promise<str
 export async function readFleetFile(file: string): Promise<Pick<FleetPlan, 'waves' | 'overrides' | 'source'>> {
   const text = await textOf(file, '--fleet', 'a YAML or JSON file of waves (schema/fleet.schema.json)');
   return (await import('../run/fleet/fleet-file.js')).parseFleetFile(text, file);
+}
+
+/**
+ * An --analysis file, with every query checked by Prometheus itself before the apply (a query it
+ * refuses, or a Prometheus that does not answer, is exit 1). Its credentials join the redactor.
+ */
+export async function readAnalysis(
+  file: string,
+  namespace: string | undefined,
+  redactor?: { addValue(value: string): void },
+): Promise<AnalysisConfig> {
+  const text = await textOf(file, '--analysis', 'a YAML or JSON file of metrics (schema/analysis.schema.json)');
+  const [{ parseAnalysis }, { prometheusClient, secretValues }, { checkQueries }] = await Promise.all([
+    import('../analysis/file.js'),
+    import('../analysis/prometheus.js'),
+    import('../analysis/check.js'),
+  ]);
+  const config = parseAnalysis(text, file);
+  for (const value of secretValues(config.prometheus)) redactor?.addValue(value);
+  const prometheus = prometheusClient(config.prometheus);
+  try {
+    await checkQueries(config, prometheus, { namespace: namespace ?? 'default', now: Date.now() });
+  } finally {
+    await prometheus.close();
+  }
+  return config;
 }
 
 /** A --health-rules file's rules. */

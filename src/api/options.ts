@@ -99,6 +99,7 @@ export function resolveApplyOptions(input: GuardInput): GuardedApplyOptions {
     imageCheck: input.imageCheck ?? DEFAULTS.imageCheck,
     insecureRegistries: input.insecureRegistries ?? [],
     ...(input.healthRules ? { healthRules: input.healthRules } : {}),
+    ...(input.analysis ? { analysis: input.analysis } : {}),
   };
 }
 

@@ -33,7 +33,7 @@ import { explainUnknownOption, kubectlHabits, takeKubectlFlags } from './kubectl
 import { buildProgram } from './program.js';
 import { dotenvWhileRunning, workspace, writeDotenv, writeFleetJunit, writeJunit } from './ci-files.js';
 import type { Session } from './session.js';
-import { readFleetFile, readHealthRules } from '../api/input-files.js';
+import { readAnalysis, readFleetFile, readHealthRules } from '../api/input-files.js';
 import { fail, handleInterrupts } from './exits.js';
 import { setHeapPolicy } from './heap.js';
 
@@ -118,6 +118,8 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
       session.logToStderr = session.json || lines.toStdout;
     }
     if (raw.healthRules !== undefined) raw.healthRulesFile = await readHealthRules(raw.healthRules);
+    if (raw.analysis !== undefined)
+      raw.analysisFile = await readAnalysis(raw.analysis, raw.namespace, session.redactor);
     if (raw.fleet !== undefined) raw.fleetFile = await readFleetFile(raw.fleet);
     const options = toApplyOptions(raw, [...session.kubectlFlags, ...passThrough]);
     // A big apply keeps V8's heap small (cli/heap.ts); a small one starts faster without.

@@ -6,16 +6,18 @@ import { fleetWaves, parseFleetRollback, planWaves } from '../run/fleet/fleet.js
 import type { FleetPlan } from '../model/fleet.js';
 import type { GuardedApplyOptions } from '../model/options.js';
 import type { HealthRules } from '../model/health-rules.js';
+import type { AnalysisConfig } from '../model/analysis.js';
 
 /**
  * The command line's values as commander gives them, one per flag of api/flags.ts, and what the
- * CLI entry adds: the files it read for --fleet and --health-rules, and every --rollback and
+ * CLI entry adds: the files it read for --fleet, --health-rules and --analysis, and every --rollback and
  * --no-rollback as typed, in order (both write `rollback`, so commander alone would let the last
  * one win; a contradiction must be refused instead).
  */
 export type RawApplyOptions = CliValues & {
   fleetFile?: Pick<FleetPlan, 'waves' | 'overrides' | 'source'>;
   healthRulesFile?: HealthRules;
+  analysisFile?: AnalysisConfig;
   rollbackFlags?: string[];
 };
 
@@ -47,6 +49,7 @@ export function toApplyOptions(raw: RawApplyOptions, passThroughArgs: readonly s
     filenames,
     ...(insecureRegistries?.length ? { insecureRegistries } : {}),
     healthRules: raw.healthRules === undefined ? undefined : raw.healthRulesFile,
+    analysis: raw.analysis === undefined ? undefined : raw.analysisFile,
     kubectlArgs: passThroughArgs,
   });
 }

@@ -1,4 +1,5 @@
 // Everything kguard tells a person, as a union of events. Reporters decide how each looks. Types only.
+import type { AnalysisEvaluation, AnalysisOutcome } from './analysis.js';
 import type { ObjectRef } from '../objects/model.js';
 import type { Diagnosis, Finding } from './findings.js';
 import type { AppliedObject, ApplyPhase, ChangeKind, KeepReason, Outcome } from './result.js';
@@ -161,6 +162,10 @@ export type RunEvent =
   | { kind: 'baked'; outcome: BakeOutcome; workloads: number }
   /** The bake ended early; `workload` is the one that broke, when one did. */
   | { kind: 'bake-failed'; workload?: ObjectRef; outcome: BakeOutcome; shown: number }
+  /** One evaluation of one metric of the analysis (--analysis). */
+  | { kind: 'analysis'; evaluation: AnalysisEvaluation }
+  /** The analysis's verdict: the line that names the metric, its query, the value, the expectation and the window. */
+  | { kind: 'analysis-verdict'; outcome: AnalysisOutcome }
   /** Something broke after the apply: what the apply changed is restored anyway. */
   | { kind: 'internal-error'; message: string }
   | {

@@ -1,5 +1,6 @@
 // The options of a guarded apply, typed, with the one table of their defaults. The CLI parses its
 // strings into these; the library passes them straight in.
+import type { AnalysisConfig } from './analysis.js';
 import type { HealthRule, HealthRules } from './health-rules.js';
 import type { FleetRun } from './fleet.js';
 import type { RollbackMode } from './result.js';
@@ -67,6 +68,8 @@ export interface ApplyOptions {
   fleet?: FleetRun;
   /** Health rules for custom resources (--health-rules FILE), over the built-in table; a rule of the same id replaces the built-in one. */
   healthRules?: HealthRules;
+  /** Prometheus queries that judge the release during the bake, or once after the rollout (--analysis FILE). */
+  analysis?: AnalysisConfig;
   /** Ask each changed image's registry whether it exists before the apply (--image-check; default DEFAULTS.imageCheck). */
   imageCheck?: 'on' | 'off';
   /** Registries asked over plain HTTP (--insecure-registry), besides loopback ones. */

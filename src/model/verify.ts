@@ -2,6 +2,7 @@
 // cluster (--verify-job), and the bake that keeps watching afterwards (--bake). A failed check
 // fails the apply as a unit: everything it changed is restored. Types only.
 import type { ObjectRef } from '../objects/model.js';
+import type { AnalysisOutcome } from './analysis.js';
 import type { ContainerLog } from './findings.js';
 
 /** One check, as the person asked for it. */
@@ -52,7 +53,7 @@ export interface BakeOutcome {
   elapsedMs: number;
   passed: boolean;
   /** Why it ended early: a workload broke, a repeated check failed, someone else changed an object, a signal. */
-  stoppedBy?: 'workload' | 'check' | 'conflict' | 'cancelled' | 'unobserved';
+  stoppedBy?: 'workload' | 'check' | 'conflict' | 'cancelled' | 'unobserved' | 'analysis';
   /** The workload that broke (or that someone else changed). */
   workload?: ObjectRef;
   summary?: string;
@@ -67,4 +68,6 @@ export interface Verification {
   /** Every check run, in order (those repeated during the bake included). */
   checks: VerifyOutcome[];
   bake?: BakeOutcome;
+  /** The metric analysis (--analysis), during the bake or once after the rollout. */
+  analysis?: AnalysisOutcome;
 }

@@ -5,6 +5,7 @@ import { exitCodeOfRun } from '../run/apply/result.js';
 import type { Outcome } from '../model/result.js';
 import type { ObjectResult, RunResult } from '../model/result.js';
 import { bakeReport, checksReport, logReport, type JsonBake, type JsonCheck } from './json-verify.js';
+import { analysisReport, type JsonAnalysis } from './json-analysis.js';
 
 /**
  * Bumped whenever the shape below changes. 2: one entry per object of the apply, restore instead
@@ -32,6 +33,8 @@ export interface JsonReport {
   verify: JsonCheck[];
   /** The bake (--bake); null when none ran. */
   bake: JsonBake | null;
+  /** The metric analysis (--analysis); null when none ran. */
+  analysis: JsonAnalysis | null;
   timings: { applyMs: number; totalMs: number };
   kubectlProcesses: number;
   /** Dead runs whose journals held objects of this apply, finished (restored from their journals) before its apply; empty when none. */
@@ -109,6 +112,7 @@ export function buildReport(
     rollbackMode: result.rollbackMode,
     verify: checksReport(result.verification),
     bake: bakeReport(result.verification),
+    analysis: analysisReport(result.verification),
     timings: { applyMs: Math.round(result.applyMs), totalMs: Math.round(result.totalMs) },
     kubectlProcesses: result.kubectlProcesses,
     recoveredRuns: (result.recoveredRuns ?? []).map(({ runId, restored, untouched }) => ({

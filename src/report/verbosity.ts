@@ -68,6 +68,8 @@ const SHOWN_FROM: Record<RunEventKind, Verbosity> = {
   'bake-started': 'normal',
   baked: 'quiet',
   'bake-failed': 'quiet',
+  analysis: 'normal',
+  'analysis-verdict': 'quiet',
   finished: 'quiet',
   kubectl: 'verbose',
 };

@@ -2,8 +2,9 @@
 // on, from the same sources as the rollout (watches, or polls), for --bake. Each look is judged
 // twice: by the one engine (someone else's change wins; a fatal reason on a new pod, a failing
 // condition) and by the bake's own rules (bake-rules.ts: restarts, pods leaving Ready,
-// evictions). The --verify commands run again every --verify-interval beside it. The first breach
-// ends the bake at once, with the broken container's last lines read while its pod exists.
+// evictions). The --verify commands run again every --verify-interval beside it, and the metric
+// analysis (--analysis, analysis/run.ts) on its own schedule. The first breach ends the bake at
+// once, with the broken container's last lines read while its pod exists.
 import { diagnose } from '../classify/diagnosis.js';
 import { splitLines } from '../classify/text.js';
 import type { Pod } from '../kube.js';
@@ -13,6 +14,8 @@ import type { ContainerLog } from '../model/findings.js';
 import type { WorkloadSnapshot } from '../model/snapshot.js';
 import type { FirstSeen, RolloutVerdict } from '../model/verdict.js';
 import type { BakeOutcome, VerifyOutcome } from '../model/verify.js';
+import type { AnalysisOutcome } from '../model/analysis.js';
+import type { RunningAnalysis } from '../analysis/run.js';
 import { objectKey, type ObjectRef } from '../objects/model.js';
 import { JSON_LOG_LINES, rowOf, rulesOf, sourceFor, type TrackDeps, type TrackTarget } from '../track/tracker.js';
 import type { Reading } from '../track/sources.js';
@@ -55,6 +58,7 @@ export async function bake(
   run: BakeRun,
   deps: TrackDeps,
   checkAgain?: CheckAgain,
+  analysis?: RunningAnalysis,
 ): Promise<BakeResult> {
   deps.reporter.emit({
     kind: 'bake-started',
@@ -72,6 +76,8 @@ export async function bake(
   let failedCheck: VerifyOutcome | undefined;
   let nextCheckAt = run.verifyIntervalMs > 0 && checkAgain ? startedAt + run.verifyIntervalMs : Infinity;
   let stop: Stop | undefined;
+  let analysed: AnalysisOutcome | undefined;
+  const analysing = analysis?.ended.then((outcome) => (analysed = outcome));
   try {
     while (!deps.signal?.aborted) {
       if (!checking && checkAgain && deps.clock.now() >= nextCheckAt && deps.clock.now() - startedAt < run.durationMs) {
@@ -83,19 +89,27 @@ export async function bake(
           return failed;
         });
       }
-      stop = checkStop(failedCheck) ?? (await look(watched, source, startedAt, run, deps));
+      stop = checkStop(failedCheck) ?? analysisStop(analysed) ?? (await look(watched, source, startedAt, run, deps));
       if (stop) break;
       const elapsed = deps.clock.now() - startedAt;
       if (elapsed >= run.durationMs) {
         // A check that started within the bake counts: its verdict is waited for (it has its own deadline).
+        // So is the analysis's last evaluation (each request has its deadline).
         if (checking) await checking;
-        stop = checkStop(failedCheck) ?? (await lastLook(watched, run, deps));
+        if (analysing) await analysing;
+        stop = checkStop(failedCheck) ?? analysisStop(analysed) ?? (await lastLook(watched, run, deps));
         break;
       }
       const wait = Math.max(0, Math.min(run.pollIntervalMs, run.durationMs - elapsed, nextCheckAt - deps.clock.now()));
-      await Promise.race([source.changed(wait), ...(checking ? [checking] : [])]);
+      await Promise.race([
+        source.changed(wait),
+        ...(checking ? [checking] : []),
+        ...(analysing && !analysed ? [analysing] : []),
+      ]);
     }
   } finally {
+    // A bake ended by anything else stops the analysis's evaluations still to come.
+    analysis?.stop();
     await source.close();
     // A cancelled run stops the check's process group; its end is waited for, so nothing outlives the bake.
     if (checking) await checking.catch(() => undefined);
@@ -117,6 +131,17 @@ export async function bake(
   const verdicts = new Map<string, RolloutVerdict>();
   if (verdict && stop?.workload) verdicts.set(objectKey(stop.workload), verdict);
   return { outcome, verdicts };
+}
+
+/** The analysis failed, or could not judge a metric: the bake ends with its verdict line. */
+function analysisStop(outcome: AnalysisOutcome | undefined): Stop | undefined {
+  if (!outcome || outcome.verdict === 'passed' || outcome.verdict === 'stopped') return undefined;
+  return {
+    stoppedBy: 'analysis',
+    summary: `metric ${outcome.metric ?? '?'} ${outcome.verdict === 'failed' ? 'failed' : 'could not be judged'} (--analysis)`,
+    evidence: [],
+    logs: [],
+  };
 }
 
 function checkStop(failed: VerifyOutcome | undefined): Stop | undefined {

@@ -157,6 +157,7 @@ const CHECK_KINDS = new Set<RunEvent['kind']>([
   'verify-job-cleanup',
   'baked',
   'bake-failed',
+  'analysis-verdict',
 ]);
 
 /** Events about restoring what the apply changed: the summary's restore column. */

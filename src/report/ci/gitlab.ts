@@ -80,6 +80,8 @@ const SECTION_OF: Record<RunEventKind, Section | 'phase' | undefined> = {
   'bake-started': 'verify',
   baked: 'verify',
   'bake-failed': 'verify',
+  analysis: 'verify',
+  'analysis-verdict': 'verify',
   finished: undefined,
   kubectl: undefined,
 };

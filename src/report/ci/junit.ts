@@ -8,6 +8,7 @@
 // file and line of its object (`file` and `line`, which GitLab and the JUnit reporting actions for GitHub read:
 // https://docs.gitlab.com/ci/testing/unit_test_reports/). Built from the JSON report, so both
 // always say the same. Pure.
+import { analysisCases } from './junit-analysis.js';
 import type { ObjectRef } from '../../objects/model.js';
 import type { FailureReport } from '../format/failure.js';
 import type { FleetReport } from '../fleet.js';
@@ -117,6 +118,7 @@ function suiteOf(
           ...report.objects.map((object) => objectCase(object, report.cancelled, locate)),
           ...report.verify.map(checkCase),
           ...(report.bake ? [bakeCase(report.bake)] : []),
+          ...(report.analysis ? analysisCases(report.analysis) : []),
         ]
       : [errorCase(report)];
   const totalMs = 'timings' in report ? report.timings.totalMs : 0;

@@ -1,5 +1,6 @@
 // How each event reads. An exhaustive Record over the event kinds: a new kind does not compile
 // until it can be printed.
+import { ANALYSIS_FORMATTERS } from './format-analysis.js';
 import { isChangeKind } from '../../objects/compare.js';
 import { findingLines } from '../../classify/diagnosis.js';
 import type { Diagnosis } from '../../model/findings.js';
@@ -54,6 +55,7 @@ const TIMED_OUT_RESTORED =
 
 export const FORMATTERS: Formatters = {
   ...VERIFY_FORMATTERS,
+  ...ANALYSIS_FORMATTERS,
   understood: (event) => ({
     tone: 'info',
     text: `${event.applyPhase ? `phase ${event.applyPhase}: ` : ''}read ${event.objects.length} object${plural(event.objects.length)} (as kubectl reads them): ${listObjects(event.objects)}`,

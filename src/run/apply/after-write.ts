@@ -45,11 +45,14 @@ export async function afterTheWrite(
       totalMs: deps.clock.now() - started.at,
       kubectlProcesses: deps.kubectl.spawned,
     });
+  // The apply's moment on the wall clock: --analysis compares the release with the window ending here.
+  const appliedAt = Date.now();
   const { objects, verification } = await applyAndJudge(context, state, options, deps, async (pending) =>
     verifyAndBake(
       pending,
       {
         runId,
+        appliedAt,
         namespace: home,
         target,
         jobs: guard.verifyJobs,

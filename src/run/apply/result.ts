@@ -6,16 +6,27 @@ import type { Verification } from '../../model/verify.js';
 import { writtenBack } from '../../restore/written-back.js';
 
 /**
- * A check failed (--verify, --verify-job), or the bake found a workload broken (--bake): the
- * apply failed as a unit. Not when a signal stopped them, nor when someone else's change did.
+ * A check failed (--verify, --verify-job), the bake found a workload broken (--bake), or a metric
+ * failed the analysis (--analysis): the apply failed as a unit. Not when a signal stopped them,
+ * nor when someone else's change did, nor when the analysis could not judge (analysisInconclusive).
  */
 export function verificationFailed(verification: Verification | undefined): boolean {
   if (!verification) return false;
   const bake = verification.bake;
   return (
     verification.checks.some((check) => !check.passed && !check.cancelled) ||
-    (bake !== undefined && !bake.passed && bake.stoppedBy !== 'conflict' && bake.stoppedBy !== 'cancelled')
+    verification.analysis?.verdict === 'failed' ||
+    (bake !== undefined &&
+      !bake.passed &&
+      bake.stoppedBy !== 'conflict' &&
+      bake.stoppedBy !== 'cancelled' &&
+      bake.stoppedBy !== 'analysis')
   );
+}
+
+/** The analysis could not judge a metric (Prometheus unreachable, an error, no data): a person decides, nothing is restored. */
+export function analysisInconclusive(verification: Verification | undefined): boolean {
+  return verification?.analysis?.verdict === 'inconclusive' && !verificationFailed(verification);
 }
 
 /** The loudest thing that happened decides: a person must act (4) > failed (3) > timed out (5) > ok. */
@@ -38,7 +49,7 @@ export function outcomeOf(
         object.afterRestore.state !== 'healthy' &&
         object.afterRestore.failingBefore === undefined,
     );
-  if (needsPerson) return 'needs-attention';
+  if (needsPerson || analysisInconclusive(result.verification)) return 'needs-attention';
   if (result.cancelled !== undefined) return 'interrupted';
   // Failed restores were said above: what is left, written back or kept.
   const restored = restores.some(writtenBack);

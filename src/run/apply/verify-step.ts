@@ -23,6 +23,9 @@ import { mergeHealthRules } from '../../kinds/health/health-rules.js';
 import { BUILT_IN_HEALTH_RULES } from '../../kinds/health/health-table.js';
 import type { HealthRule } from '../../model/health-rules.js';
 import { bake, type BakeTarget } from '../../verify/bake.js';
+import { analysisSpanMs, startAnalysis, type RunningAnalysis } from '../../analysis/run.js';
+import { prometheusClient, type PrometheusClient } from '../../analysis/prometheus.js';
+import type { AnalysisFacts } from '../../model/analysis.js';
 import { runVerifyCommand } from '../../verify/command.js';
 import { runVerifyJob } from '../../verify/job.js';
 import type { PreparedJob } from '../../verify/job-manifest.js';
@@ -38,20 +41,29 @@ export interface VerifyContext {
   jobs: readonly PreparedJob[];
   /** The run as it stands, for KGUARD_REPORT. */
   resultSoFar(verification: Verification): RunResult;
+  /** When the apply was made (epoch ms), for --analysis's `previous` rule; else told from the verdicts' times. */
+  appliedAt?: number;
 }
+
+/** What the analysis needs besides the run's deps: tests give their own Prometheus and wall clock. */
+export type VerifyDeps = Deps & { prometheus?: PrometheusClient; wallNow?: () => number };
 
 /** Whether anything is to be verified or baked. */
 export function verifies(options: ApplyOptions): boolean {
-  return options.verifyCommands.length > 0 || options.verifyJobs.length > 0 || options.bakeMs > 0;
+  return options.verifyCommands.length > 0 || options.verifyJobs.length > 0 || options.bakeMs > 0 || !!options.analysis;
 }
 
 export async function verifyAndBake(
   objects: PendingObject[],
   context: VerifyContext,
   options: ApplyOptions,
-  deps: Deps,
+  deps: VerifyDeps,
 ): Promise<Verification | undefined> {
   if (!verifies(options) || deps.signal?.aborted) return undefined;
+  const wallNow = deps.wallNow ?? Date.now;
+  // The verdicts' times say when the apply ended, when the apply's moment is not given.
+  const appliedAt =
+    context.appliedAt ?? wallNow() - Math.max(0, ...objects.map((object) => object.verdictAfterMs ?? 0));
   if (!objects.some(isChange)) {
     deps.reporter.emit({
       kind: 'verify-skipped',
@@ -106,26 +118,63 @@ export async function verifyAndBake(
       verification.checks.push(outcome);
       if (!outcome.passed) return verification;
     }
-    if (options.bakeMs > 0 && !deps.signal?.aborted) {
-      const { outcome, verdicts } = await bake(
-        bakeTargets(objects, mergeHealthRules(BUILT_IN_HEALTH_RULES, options.healthRules)),
-        {
-          durationMs: options.bakeMs,
-          pollIntervalMs: options.pollIntervalMs,
-          watch: !options.poll,
-          logLines: options.logLines,
-          verifyIntervalMs: options.verifyIntervalMs,
-        },
-        deps,
-        () => commands('bake'),
-      );
-      verification.bake = outcome;
-      for (const object of objects) object.verdict = verdicts.get(objectKey(object.ref)) ?? object.verdict;
+    if (deps.signal?.aborted) return verification;
+    const analysis = options.analysis ? analysisStarter(objects, context, appliedAt, options, deps) : undefined;
+    try {
+      if (options.bakeMs > 0) {
+        // The bake lasts until the analysis's last evaluation too.
+        const durationMs = Math.max(options.bakeMs, options.analysis ? analysisSpanMs(options.analysis) : 0);
+        const running = analysis?.start(durationMs, false);
+        const { outcome, verdicts } = await bake(
+          bakeTargets(objects, mergeHealthRules(BUILT_IN_HEALTH_RULES, options.healthRules)),
+          {
+            durationMs,
+            pollIntervalMs: options.pollIntervalMs,
+            watch: !options.poll,
+            logLines: options.logLines,
+            verifyIntervalMs: options.verifyIntervalMs,
+          },
+          deps,
+          () => commands('bake'),
+          running,
+        );
+        verification.bake = outcome;
+        if (running) verification.analysis = await running.ended;
+        for (const object of objects) object.verdict = verdicts.get(objectKey(object.ref)) ?? object.verdict;
+      } else if (analysis) {
+        // No bake: each metric once, now.
+        verification.analysis = await analysis.start(0, true).ended;
+      }
+    } finally {
+      await analysis?.close();
     }
     return verification;
   } finally {
     await reportFile?.remove();
   }
+}
+
+/** The analysis of this run: its facts (namespace, changed workloads, the apply's moment) and its Prometheus. */
+function analysisStarter(
+  objects: readonly PendingObject[],
+  context: VerifyContext,
+  appliedAt: number,
+  options: ApplyOptions,
+  deps: VerifyDeps,
+): { start(durationMs: number, once: boolean): RunningAnalysis; close(): Promise<void> } {
+  const config = options.analysis!;
+  const prometheus = deps.prometheus ?? prometheusClient(config.prometheus);
+  const facts: AnalysisFacts = {
+    runId: context.runId,
+    namespace: context.namespace,
+    workloads: objects.filter((object) => object.tracked && isChange(object)).map((object) => object.ref.name),
+    appliedAt,
+  };
+  return {
+    start: (durationMs, once) =>
+      startAnalysis(config, facts, { durationMs, once }, { ...deps, prometheus, wallNow: deps.wallNow ?? Date.now }),
+    close: () => (deps.prometheus ? Promise.resolve() : prometheus.close()),
+  };
 }
 
 /** Every watched workload that rolled out healthy, from its pods at that verdict. */

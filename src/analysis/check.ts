@@ -1,0 +1,32 @@
+// Before the apply: every query is sent once to Prometheus's own /api/v1/query, its variables
+// filled with stand-ins (the names do not change whether PromQL parses). A query Prometheus
+// refuses (errorType bad_data: it does not parse) refuses the run, as does a Prometheus that does
+// not answer (the analysis could judge nothing): exit 1, nothing changed.
+import { InputError } from '../errors.js';
+import type { AnalysisConfig } from '../model/analysis.js';
+import type { PrometheusClient } from './prometheus.js';
+import { renderQuery } from './template.js';
+
+export async function checkQueries(
+  config: AnalysisConfig,
+  prometheus: PrometheusClient,
+  { namespace, now }: { namespace: string; now: number },
+): Promise<void> {
+  const facts = { runId: 'check', namespace, workloads: ['check'], appliedAt: now - 60_000 };
+  const answers = await Promise.all(
+    config.metrics.map(async (check) => {
+      const query = renderQuery(check.query, facts, check.intervalMs, now);
+      return { check, query, answer: await prometheus.query(query, now) };
+    }),
+  );
+  for (const { check, query, answer } of answers) {
+    if (answer.ok) continue;
+    if (answer.badQuery)
+      throw new InputError(
+        `--analysis ${config.source}: metric ${check.name}: Prometheus refuses its query \`${query}\` (${answer.message}). Nothing was applied; fix the PromQL and run kguard again.`,
+      );
+    throw new InputError(
+      `--analysis ${config.source}: metric ${check.name}: its query could not be checked before the apply (${answer.message}). Nothing was applied; check prometheus.address (and that Prometheus runs), then run kguard again.`,
+    );
+  }
+}
