@@ -332,4 +332,3 @@ describe('every message true: what a person can fix outside kguard is exit 2, sa
     expect(run.output.match(/the SSO session expired/g)).toHaveLength(1);
   });
 });
-

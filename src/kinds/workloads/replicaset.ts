@@ -22,7 +22,9 @@ export const replicaSetRules: RolloutRules<ObservedReplicaSet> = {
   failure(set) {
     const condition = conditionOf(set, 'ReplicaFailure');
     const rule =
-      condition?.status === 'True' && condition.reason ? conditionRuleFor(condition.reason, condition.message) : undefined;
+      condition?.status === 'True' && condition.reason
+        ? conditionRuleFor(condition.reason, condition.message)
+        : undefined;
     return rule && condition?.reason
       ? { source: 'condition', reason: condition.reason, message: condition.message ?? '', rule }
       : undefined;

@@ -43,11 +43,18 @@ const FAILURE_PATTERNS: readonly FailurePattern[] = [
     nextStep: (match) =>
       `the kubeconfig's credential plugin${match[1] ? ` ${match[1]}` : ''} ${match[2] ? `failed (exit ${match[2]})` : 'gave no credentials'}: do what it says (log in again), check with kubectl auth whoami, and run kguard again`,
     detail: (stderr) => {
-      const lines = distinct(stderr.split('\n').map((line) => line.trim()).filter((line) => line !== ''));
+      const lines = distinct(
+        stderr
+          .split('\n')
+          .map((line) => line.trim())
+          .filter((line) => line !== ''),
+      );
       const kubectlLine = lines.find((line) => /getting credentials:/.test(line)) ?? '';
       const plugin = lines.filter((line) => line !== kubectlLine && !KLOG_PREFIX.test(line) && !/^error: /.test(line));
       const credentials = /getting credentials: [^"]*/.exec(kubectlLine)?.[0] ?? kubectlLine;
-      return plugin.length > 0 ? `the credential plugin says: ${plugin.slice(-3).join(' ')} (kubectl: ${credentials})` : credentials;
+      return plugin.length > 0
+        ? `the credential plugin says: ${plugin.slice(-3).join(' ')} (kubectl: ${credentials})`
+        : credentials;
     },
   },
   {
@@ -212,7 +219,9 @@ const QUOTED_ERRORS = 3;
 export function summarized(detail: string): string {
   const aggregate = /^(.*?)\[(.+)\]$/s.exec(detail);
   const entries = aggregate
-    ? aggregate[2]!.split(/, (?=(?:Error from server|error when|error: |[a-z.]+ "[^"]*" (?:not found|is forbidden|is invalid)))/)
+    ? aggregate[2]!.split(
+        /, (?=(?:Error from server|error when|error: |[a-z.]+ "[^"]*" (?:not found|is forbidden|is invalid)))/,
+      )
     : detail.split(/ (?=Error from server \()/);
   if (entries.length > QUOTED_ERRORS + 1) {
     return `${aggregate?.[1] ?? ''}${entries.slice(0, QUOTED_ERRORS).join('; ')}; and ${entries.length - QUOTED_ERRORS} more errors like these`;
