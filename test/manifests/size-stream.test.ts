@@ -25,9 +25,9 @@ async function both(name: string, text: string) {
   return { streamed: await oversizedInFile(file, name), whole: oversizedObjects(text, name) };
 }
 
-const manyKeys = (name: string, bytes: number, kind = 'ConfigMap') => {
+const manyKeys = (name: string, bytes: number, kind = 'ConfigMap', width = 90) => {
   const data: Record<string, string> = {};
-  for (let index = 0; index * 100 < bytes; index++) data[`key${index}`] = 'b'.repeat(90);
+  for (let index = 0; index * (width + 10) < bytes; index++) data[`key${index}`] = 'b'.repeat(width);
   return stringify({ apiVersion: 'v1', kind, metadata: { name }, data });
 };
 const deployment = (name: string, annotation: number) =>
@@ -42,7 +42,7 @@ describe('oversizedInFile gives the whole parse’s verdict', () => {
   const shapes: Array<[string, () => string]> = [
     ['small documents', () => `${manyKeys('a', 1000)}---\n${deployment('web', 10)}`],
     ['a ConfigMap of 2 MiB (judged whole)', () => `${manyKeys('a', 1000)}---\n${manyKeys('big', 2 * MiB)}`],
-    ['a ConfigMap of 6 MiB in 60,000 keys (judged in parts)', () => manyKeys('many', 6 * MiB)],
+    ['a ConfigMap of 4.5 MiB in 47,000 keys (judged in parts)', () => manyKeys('many', 4.5 * MiB)],
     [
       'a ConfigMap with one value of 6 MiB',
       () =>
@@ -53,7 +53,7 @@ describe('oversizedInFile gives the whole parse’s verdict', () => {
           data: { blob: 'a'.repeat(6 * MiB) },
         }),
     ],
-    ['a Secret of 5 MiB of base64 in many keys', () => manyKeys('secret', 5 * MiB, 'Secret')],
+    ['a Secret of 5 MiB of base64 in 5,000 keys', () => manyKeys('secret', 5 * MiB, 'Secret', 1000)],
     [
       'a Deployment with a 5 MiB annotation: too big as JSON',
       () => `${deployment('small', 10)}---\n${deployment('huge', 5 * MiB)}`,
@@ -86,8 +86,8 @@ describe('oversizedInFile gives the whole parse’s verdict', () => {
     expect(streamed).toEqual(whole);
   });
 
-  it('refuses the 60,000-key ConfigMap for its data, naming it', async () => {
-    const { streamed } = await both('many.yaml', `${deployment('web', 10)}---\n${manyKeys('many', 6 * MiB)}`);
+  it('refuses the 47,000-key ConfigMap for its data, naming it', async () => {
+    const { streamed } = await both('many.yaml', `${deployment('web', 10)}---\n${manyKeys('many', 4.5 * MiB)}`);
     expect(streamed).toEqual([
       {
         where: 'many.yaml (document 2)',
