@@ -137,7 +137,7 @@ async function guardInput(input: Omit<ApplyInput, 'context'> & { context?: strin
     // Manifests given as text alone are read as kubectl reads stdin.
     filenames: filenames ?? (input.stdin !== undefined && input.kustomize === undefined ? ['-'] : []),
     ...(input.healthRules === undefined ? {} : { healthRules: await readHealthRules(input.healthRules) }),
-    ...(input.analysis === undefined ? {} : { analysis: await readAnalysis(input.analysis, input.namespace) }),
+    ...(input.analysis === undefined ? {} : { analysis: await readAnalysis(input.analysis) }),
     kubectlArgs: input.kubectlArgs,
   };
 }

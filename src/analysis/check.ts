@@ -10,13 +10,13 @@ import { renderQuery } from './template.js';
 export async function checkQueries(
   config: AnalysisConfig,
   prometheus: PrometheusClient,
-  { namespace, now }: { namespace: string; now: number },
+  { namespace, now, signal }: { namespace: string; now: number; signal?: AbortSignal },
 ): Promise<void> {
   const facts = { runId: 'check', namespace, workloads: ['check'], appliedAt: now - 60_000 };
   const answers = await Promise.all(
     config.metrics.map(async (check) => {
       const query = renderQuery(check.query, facts, check.intervalMs, now);
-      return { check, query, answer: await prometheus.query(query, now) };
+      return { check, query, answer: await prometheus.query(query, now, signal) };
     }),
   );
   for (const { check, query, answer } of answers) {

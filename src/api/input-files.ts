@@ -24,28 +24,20 @@ export async function readFleetFile(file: string): Promise<Pick<FleetPlan, 'wave
 }
 
 /**
- * An --analysis file, with every query checked by Prometheus itself before the apply (a query it
- * refuses, or a Prometheus that does not answer, is exit 1). Its credentials join the redactor.
+ * An --analysis file, parsed and checked against its schema; its credentials join the redactor.
+ * Its queries are checked by Prometheus itself before the first write (run/apply/before-write/checks.ts).
  */
 export async function readAnalysis(
   file: string,
-  namespace: string | undefined,
   redactor?: { addValue(value: string): void },
 ): Promise<AnalysisConfig> {
   const text = await textOf(file, '--analysis', 'a YAML or JSON file of metrics (schema/analysis.schema.json)');
-  const [{ parseAnalysis }, { prometheusClient, secretValues }, { checkQueries }] = await Promise.all([
+  const [{ parseAnalysis }, { secretValues }] = await Promise.all([
     import('../analysis/file.js'),
     import('../analysis/prometheus.js'),
-    import('../analysis/check.js'),
   ]);
   const config = parseAnalysis(text, file);
   for (const value of secretValues(config.prometheus)) redactor?.addValue(value);
-  const prometheus = prometheusClient(config.prometheus);
-  try {
-    await checkQueries(config, prometheus, { namespace: namespace ?? 'default', now: Date.now() });
-  } finally {
-    await prometheus.close();
-  }
   return config;
 }
 

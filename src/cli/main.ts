@@ -118,8 +118,7 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
       session.logToStderr = session.json || lines.toStdout;
     }
     if (raw.healthRules !== undefined) raw.healthRulesFile = await readHealthRules(raw.healthRules);
-    if (raw.analysis !== undefined)
-      raw.analysisFile = await readAnalysis(raw.analysis, raw.namespace, session.redactor);
+    if (raw.analysis !== undefined) raw.analysisFile = await readAnalysis(raw.analysis, session.redactor);
     if (raw.fleet !== undefined) raw.fleetFile = await readFleetFile(raw.fleet);
     const options = toApplyOptions(raw, [...session.kubectlFlags, ...passThrough]);
     // A big apply keeps V8's heap small (cli/heap.ts); a small one starts faster without.

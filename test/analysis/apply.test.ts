@@ -10,13 +10,17 @@ import { exitCodeFor, outcomeOf } from '../../src/run/apply/result.js';
 import { fakeCluster } from '../run/fake-kubectl.js';
 import { configAfter, configBefore, depsFor, options } from '../run/pipeline-fixtures.js';
 
-function prometheusAnswering(answer: PrometheusAnswer): PrometheusClient & { asked: string[] } {
+/** A scripted Prometheus: the check before the apply gets `checked`, every later query `answer`. */
+function prometheusAnswering(
+  answer: PrometheusAnswer,
+  checked: PrometheusAnswer = { ok: true, samples: [{ labels: '{}', value: 0 }] },
+): PrometheusClient & { asked: string[] } {
   const asked: string[] = [];
   return {
     asked,
     query: async (query) => {
       asked.push(query);
-      return answer;
+      return asked.length === 1 ? checked : answer;
     },
     close: async () => undefined,
   };
@@ -42,9 +46,9 @@ const analysis: AnalysisConfig = {
 
 const value = (number: number): PrometheusAnswer => ({ ok: true, samples: [{ labels: '{}', value: number }] });
 
-async function applyWith(answer: PrometheusAnswer, rollback: 'all' | 'none' = 'all') {
+async function applyWith(answer: PrometheusAnswer, rollback: 'all' | 'none' = 'all', checked?: PrometheusAnswer) {
   const cluster = fakeCluster([configBefore], [configAfter]);
-  const prometheus = prometheusAnswering(answer);
+  const prometheus = prometheusAnswering(answer, checked);
   const deps = { ...depsFor(cluster), prometheus, wallNow: () => 1_800_000_000_000 };
   const result = await runApply({ ...options, rollback, analysis }, deps);
   return { result, cluster, prometheus, reporter: deps.reporter };
@@ -56,7 +60,11 @@ describe('runApply --analysis', () => {
     expect(exitCodeFor(result)).toBe(3);
     expect(result.outcome).toBe('rolled-back');
     expect(cluster.live.get('/ConfigMap/shop/settings')?.['data']).toEqual({ mode: 'old' });
-    expect(prometheus.asked).toEqual(['sum(rate(errors{namespace="shop"}[1m]))']);
+    // Once before the apply (is it PromQL Prometheus takes?), once after it (the verdict).
+    expect(prometheus.asked).toEqual([
+      'sum(rate(errors{namespace="shop"}[1m]))',
+      'sum(rate(errors{namespace="shop"}[1m]))',
+    ]);
     expect(result.verification?.analysis).toMatchObject({ verdict: 'failed', during: 'verify', metric: 'error-ratio' });
     expect(reporter.kinds().filter((kind) => kind.startsWith('analysis'))).toEqual(['analysis', 'analysis-verdict']);
     expect(reporter.kinds().indexOf('analysis-verdict')).toBeLessThan(reporter.kinds().indexOf('restoring'));
@@ -85,6 +93,18 @@ describe('runApply --analysis', () => {
     expect(result.verification?.analysis?.summary).toMatch(
       /^analysis inconclusive: metric error-ratio: `sum\(rate\(errors\{namespace="shop"\}\[1m\]\)\)` could not be judged/,
     );
+  });
+
+  it('refuses a query Prometheus refuses before anything is applied (exit 1), as a check beside the others', async () => {
+    const refused = { ok: false as const, badQuery: true, message: 'bad_data: 1:10: parse error: unexpected <by>' };
+    const cluster = fakeCluster([configBefore], [configAfter]);
+    const deps = { ...depsFor(cluster), prometheus: prometheusAnswering(value(0), refused) };
+    const run = runApply({ ...options, analysis }, deps);
+    await expect(run).rejects.toMatchObject({
+      exitCode: 1,
+      message: expect.stringMatching(/metric error-ratio: Prometheus refuses its query .*Nothing was applied/),
+    });
+    expect(cluster.live.get('/ConfigMap/shop/settings')?.['data']).toEqual({ mode: 'old' });
   });
 
   it('keeps a release whose metrics pass (exit 0)', async () => {

@@ -17,6 +17,8 @@
 //      the processes and requests of each
 //   8. a fleet of 3 clusters against 3 single-cluster runs one after another, healthy and failing
 //      in the last cluster: wall time and kubectl processes (fleet.ts)
+//   9. time to verdict on real pods (a real node) against kube-sim: missing image, crash loop,
+//      OOMKilled, failing readiness (real-pods.ts; at most 3 runs each; `--only real-pods`)
 // `--only scale` runs section 7 alone; `--sizes 10,100` picks its sizes. `--only overhead` runs
 // sections 3 and 3b; `--only fleet` section 8 (3 runs each unless --runs).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -30,6 +32,7 @@ import { Redactor } from '../../src/report/safety/redact.js';
 import { startCluster, type Cluster } from '../kube-sim/cluster.js';
 import { scaleCase, scaleRow, SCALE_HEADER } from './scale.js';
 import { fleetBench } from './fleet.js';
+import { realPodsBench } from './real-pods.js';
 import { counted, mostListed, type Counted } from '../e2e/counted.js';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 import type { KubeObject } from '../kube-sim/types.js';
@@ -446,6 +449,9 @@ async function atScale(): Promise<void> {
   for (const size of SIZES) console.log(await withDir((dir) => scaleCase(kguard, dir, size)).then(scaleRow));
 }
 
+const REAL_PODS_TITLE =
+  '9. kguard start → verdict line, a new Deployment of 1 replica: real node against kube-sim (min / median / max)';
+
 async function main(): Promise<void> {
   const began = performance.now();
   console.log(`kguard: ${kguard}; ${flags.only === 'fleet' ? Number(flags.runs ?? 3) : RUNS} runs each`);
@@ -459,6 +465,11 @@ async function main(): Promise<void> {
       '8. 3 clusters: a fleet against single-cluster runs one after another (whole command, median)',
       await fleetBench(kguard, Number(flags.runs ?? 3), median),
     );
+    console.log(`\n(bench took ${Math.round((performance.now() - began) / 1000)} s)`);
+    return;
+  }
+  if (flags.only === 'real-pods') {
+    table(REAL_PODS_TITLE, await realPodsBench(kguard, Math.min(RUNS, 3)));
     console.log(`\n(bench took ${Math.round((performance.now() - began) / 1000)} s)`);
     return;
   }
@@ -498,6 +509,7 @@ async function main(): Promise<void> {
     '8. 3 clusters: a fleet against single-cluster runs one after another (whole command, median)',
     await fleetBench(kguard, RUNS, median),
   );
+  table(REAL_PODS_TITLE, await realPodsBench(kguard, Math.min(RUNS, 3)));
   console.log(`\n(bench took ${Math.round((performance.now() - began) / 1000)} s)`);
 }
 

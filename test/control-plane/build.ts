@@ -1,5 +1,5 @@
 // Builds the control plane's binaries once per pin set: kube-apiserver, kube-controller-manager,
-// kube-scheduler and etcd from ./go, kwok from ./kwok, into
+// kube-scheduler, the kubelet (real nodes, node.ts) and etcd from ./go, kwok from ./kwok, into
 // ${XDG_CACHE_HOME:-~/.cache}/kguard/control-plane/<hash of the go.mod, go.sum and .go files and
 // of this file>/bin.
 // Nothing is built into the work tree; a build whose pins did not change is reused.
@@ -18,7 +18,14 @@ export const SOURCES = fileURLToPath(new URL('.', import.meta.url)).replace(
   '/test/control-plane/',
 );
 
-export const BINARIES = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'etcd', 'kwok'] as const;
+export const BINARIES = [
+  'kube-apiserver',
+  'kube-controller-manager',
+  'kube-scheduler',
+  'kubelet',
+  'etcd',
+  'kwok',
+] as const;
 export type Binary = (typeof BINARIES)[number];
 
 const MODULES: { dir: string; packages: Record<string, string>; ldflags?: (goMod: string) => string[] }[] = [
@@ -29,6 +36,7 @@ const MODULES: { dir: string; packages: Record<string, string>; ldflags?: (goMod
       'kube-apiserver': 'k8s.io/kubernetes/cmd/kube-apiserver',
       'kube-controller-manager': 'k8s.io/kubernetes/cmd/kube-controller-manager',
       'kube-scheduler': 'k8s.io/kubernetes/cmd/kube-scheduler',
+      kubelet: 'k8s.io/kubernetes/cmd/kubelet',
       etcd: './cmd/etcd',
     },
   },

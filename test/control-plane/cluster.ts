@@ -1,11 +1,15 @@
 // A real Kubernetes control plane on loopback for kguard's test/real suite: etcd, kube-apiserver
 // (TLS, x509 client certificates, RBAC), kube-controller-manager, kube-scheduler, and kwok playing
-// the kubelets of a few fake Nodes, with pod behaviour from a kube-sim scenario (stages.ts).
+// the kubelets of a few fake Nodes, with pod behaviour from a kube-sim scenario (stages.ts); with
+// `realNodes`, real nodes too (node.ts: a kubelet and containerd each) pulling from local
+// registries (registry.ts) that hold images built here (images.ts).
 //
 //   const cluster = await startRealCluster({ scenario: { registry: { 'nginx:9.99': 'missing' } } });
+//   const real = await startRealCluster({ realNodes: 1, kwok: false }); // real.registry: "127.0.0.1:PORT"
 //   await execa('kubectl', ['get', 'nodes'], { env: { ...process.env, ...cluster.env } });
 //   await cluster.stop();
 
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +22,9 @@ import { IDENTITIES, makePki } from './pki.js';
 import { ProcessGroup, type Started } from './processes.js';
 import { restrictedRbac } from './rbac.js';
 import { kwokConfig } from './stages.js';
+import { ensureTestApp, ociLayout, PAUSE_TAG, pushTestImages, TEST_IMAGES } from './images.js';
+import { hostAddress, newClusterId, startRealNode, type RealNode, type Taint } from './node.js';
+import { startRegistry, type ClusterRegistry } from './registry.js';
 
 export interface RealClusterOptions {
   /** A kube-sim scenario (object or file): nodes, and which images fail to pull. */
@@ -28,6 +35,12 @@ export interface RealClusterOptions {
   deadlineMs?: number;
   /** Progress lines (build, each start-up step with its time). */
   log?: (line: string) => void;
+  /** Real nodes to start (kubelet and containerd each, node.ts); 0 by default. */
+  realNodes?: number;
+  /** Taints the real nodes register with (the suite keeps kwok's pods off them). */
+  realNodeTaints?: Taint[];
+  /** kwok and the scenario's fake nodes; true by default. */
+  kwok?: boolean;
 }
 
 export interface RealCluster {
@@ -45,6 +58,11 @@ export interface RealCluster {
   timings: { step: string; ms: number }[];
   /** The processes (name, PID, log file), for RSS measurements and logs. */
   processes: readonly Started[];
+  /** The real nodes' open registry ("127.0.0.1:PORT", plain HTTP, no auth): the sandbox and test images. */
+  registry?: string;
+  /** A second registry that asks for these credentials (htpasswd), holding the same images. */
+  privateRegistry?: Required<ClusterRegistry>;
+  realNodes: RealNode[];
   stop(): Promise<void>;
 }
 
@@ -81,10 +99,15 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
       );
   };
 
+  const realNodeCount = options.realNodes ?? 0;
+  const kubeletClient = { file: 'apiserver-kubelet-client', user: 'kube-apiserver-kubelet-client', groups: [] };
   try {
     const pki = await step('certificates', async () => {
       await mkdir(join(dir, 'pki'));
-      return makePki(join(dir, 'pki'));
+      const made = await makePki(join(dir, 'pki'));
+      // What the API server presents to kubelets (logs, exec): they refuse anonymous requests.
+      await made.issue(kubeletClient);
+      return made;
     });
     const server = `https://127.0.0.1:${ports.apiserver}`;
     const kubeconfigs = await step('kubeconfigs', async () => {
@@ -145,6 +168,12 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
         // The endpoint reconciler refuses a loopback address for the kubernetes Service; nothing
         // inside this cluster calls the API server through it.
         '--endpoint-reconciler-type=none',
+        // Real nodes: reach the kubelet at its InternalIP (its host name resolves nowhere), with a
+        // client certificate (kube-apiserver reference, --kubelet-preferred-address-types and
+        // --kubelet-client-certificate; the default order starts with Hostname).
+        '--kubelet-preferred-address-types=InternalIP,Hostname',
+        `--kubelet-client-certificate=${pki.clientCert(kubeletClient)}`,
+        `--kubelet-client-key=${pki.clientKey(kubeletClient)}`,
       ]);
       await until(
         'kube-apiserver did not answer /readyz',
@@ -188,58 +217,61 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
       );
     });
 
-    await step('kwok and nodes', async () => {
-      const config = join(dir, 'kwok.yaml');
-      await writeFile(config, kwokConfig(scenario));
-      group.start(
-        'kwok',
-        bin('kwok'),
-        [
-          `--kubeconfig=${kubeconfigs.kwok}`,
-          `--config=${config}`,
-          '--manage-all-nodes=false',
-          '--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake',
-          '--cidr=10.244.0.0/16',
-          '--node-ip=10.0.0.1',
-          '--node-lease-duration-seconds=40',
-          `--server-address=127.0.0.1:${ports.kwok}`,
-        ],
-        { ...process.env, HOME: dir },
-      );
-      for (const node of scenario.nodes) {
-        const created = await admin.call('POST', '/api/v1/nodes', {
-          apiVersion: 'v1',
-          kind: 'Node',
-          metadata: {
-            name: node.name,
-            labels: { ...node.labels, type: 'kwok' },
-            annotations: {
-              'kwok.x-k8s.io/node': 'fake',
-              'node.alpha.kubernetes.io/ttl': '0',
-              'kguard.dev/cpu': node.cpu,
-              'kguard.dev/memory': node.memory,
-              'kguard.dev/pods': String(node.pods),
+    if (options.kwok ?? true)
+      await step('kwok and nodes', async () => {
+        const config = join(dir, 'kwok.yaml');
+        await writeFile(config, kwokConfig(scenario));
+        group.start(
+          'kwok',
+          bin('kwok'),
+          [
+            `--kubeconfig=${kubeconfigs.kwok}`,
+            `--config=${config}`,
+            '--manage-all-nodes=false',
+            '--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake',
+            '--cidr=10.244.0.0/16',
+            '--node-ip=10.0.0.1',
+            '--node-lease-duration-seconds=40',
+            `--server-address=127.0.0.1:${ports.kwok}`,
+          ],
+          { ...process.env, HOME: dir },
+        );
+        for (const node of scenario.nodes) {
+          const created = await admin.call('POST', '/api/v1/nodes', {
+            apiVersion: 'v1',
+            kind: 'Node',
+            metadata: {
+              name: node.name,
+              labels: { ...node.labels, type: 'kwok' },
+              annotations: {
+                'kwok.x-k8s.io/node': 'fake',
+                'node.alpha.kubernetes.io/ttl': '0',
+                'kguard.dev/cpu': node.cpu,
+                'kguard.dev/memory': node.memory,
+                'kguard.dev/pods': String(node.pods),
+              },
             },
+            spec: { taints: node.taints },
+          });
+          if (created.status !== 201) throw new Error(`creating node ${node.name}: ${created.status} ${created.text}`);
+        }
+        await until(
+          'the kwok nodes did not become Ready',
+          STEP_TIMEOUT_MS,
+          async () => {
+            const nodes = JSON.parse((await admin.call('GET', '/api/v1/nodes')).text) as {
+              items: { status?: { conditions?: { type: string; status: string }[] } }[];
+            };
+            return (
+              nodes.items.length === scenario.nodes.length &&
+              nodes.items.every((item) =>
+                item.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+              )
+            );
           },
-          spec: { taints: node.taints },
-        });
-        if (created.status !== 201) throw new Error(`creating node ${node.name}: ${created.status} ${created.text}`);
-      }
-      await until(
-        'the kwok nodes did not become Ready',
-        STEP_TIMEOUT_MS,
-        async () => {
-          const nodes = JSON.parse((await admin.call('GET', '/api/v1/nodes')).text) as {
-            items: { status?: { conditions?: { type: string; status: string }[] } }[];
-          };
-          return (
-            nodes.items.length === scenario.nodes.length &&
-            nodes.items.every((item) => item.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
-          );
-        },
-        check,
-      );
-    });
+          check,
+        );
+      });
 
     await step('service accounts and RBAC', async () => {
       // Pods are refused until the serviceaccount controller has made namespace default's account.
@@ -255,6 +287,72 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
       }
     });
 
+    const registries =
+      realNodeCount > 0
+        ? await step('registries and images', async () => {
+            const [testapp, open, closed] = await Promise.all([
+              ensureTestApp(),
+              startRegistry(group, dir, 'registry', { check }),
+              startRegistry(group, dir, 'private-registry', {
+                credentials: { username: 'puller', password: randomBytes(12).toString('hex') },
+                check,
+              }),
+            ]);
+            const layout = await ociLayout(testapp, join(dir, 'oci'));
+            await Promise.all([
+              pushTestImages(layout, open.host),
+              pushTestImages(layout, closed.host, closed.credentials),
+            ]);
+            return { open, closed: closed as Required<ClusterRegistry> };
+          })
+        : undefined;
+
+    const realNodes: RealNode[] = [];
+    if (registries)
+      await step(`${realNodeCount} real node${realNodeCount > 1 ? 's' : ''}`, async () => {
+        const clusterId = newClusterId();
+        const nodeIp = hostAddress();
+        for (let index = 1; index <= realNodeCount; index++) {
+          const name = `real-node-${index}`;
+          realNodes.push(
+            await startRealNode({
+              name,
+              clusterId,
+              index,
+              dir: join(dir, 'nodes', String(index)),
+              kubelet: bin('kubelet'),
+              pki,
+              server,
+              group,
+              sandboxImage: `${registries.open.host}/${TEST_IMAGES.pause}:${PAUSE_TAG}`,
+              plainHttpRegistries: [registries.open.host, registries.closed.host],
+              nodeIp,
+              taints: options.realNodeTaints,
+              labels: { 'kguard.dev/real-node': 'true' },
+              check,
+            }),
+          );
+        }
+        await until(
+          'the real nodes did not become Ready',
+          STEP_TIMEOUT_MS,
+          async () => {
+            const nodes = JSON.parse(
+              (await admin.call('GET', '/api/v1/nodes?labelSelector=kguard.dev%2Freal-node')).text,
+            ) as {
+              items: { status?: { conditions?: { type: string; status: string }[] } }[];
+            };
+            return (
+              nodes.items.length === realNodeCount &&
+              nodes.items.every((item) =>
+                item.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+              )
+            );
+          },
+          check,
+        );
+      });
+
     const cacheDir = (name: string) => join(dir, 'kube-cache', name);
     return {
       kubeconfig: kubeconfigs.admin,
@@ -266,6 +364,9 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
       scenario,
       timings,
       processes: group.processes,
+      registry: registries?.open.host,
+      privateRegistry: registries?.closed,
+      realNodes,
       stop,
     };
   } catch (error) {

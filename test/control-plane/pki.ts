@@ -38,6 +38,8 @@ export interface Pki {
   caPem: string;
   clientCert(identity: ClientIdentity): string;
   clientKey(identity: ClientIdentity): string;
+  /** Signs a client certificate for an identity not in IDENTITIES (a real node, the API server's kubelet client). */
+  issue(identity: ClientIdentity): Promise<void>;
 }
 
 export async function makePki(dir: string): Promise<Pki> {
@@ -103,10 +105,9 @@ export async function makePki(dir: string): Promise<Pki> {
     'extendedKeyUsage=clientAuth',
   ].join('\n');
   await sign('apiserver', '/CN=kube-apiserver', serving);
-  for (const identity of Object.values(IDENTITIES)) {
-    const subject = `${identity.groups.map((group) => `/O=${group}`).join('')}/CN=${identity.user}`;
-    await sign(identity.file, subject, client);
-  }
+  const issue = (identity: ClientIdentity) =>
+    sign(identity.file, `${identity.groups.map((group) => `/O=${group}`).join('')}/CN=${identity.user}`, client);
+  for (const identity of Object.values(IDENTITIES)) await issue(identity);
   await ecKey('sa.key');
   await openssl(['pkey', '-in', 'sa.key', '-pubout', '-out', 'sa.pub']);
 
@@ -121,5 +122,6 @@ export async function makePki(dir: string): Promise<Pki> {
     caPem: await readFile(path('ca.crt'), 'utf8'),
     clientCert: (identity) => path(`${identity.file}.crt`),
     clientKey: (identity) => path(`${identity.file}.key`),
+    issue,
   };
 }

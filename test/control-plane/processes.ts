@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, closeSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { removeHostState, type HostState } from './host-state.js';
 
 const WATCHDOG = fileURLToPath(new URL('.', import.meta.url)).replace(
   /\/(dist\/)?test\/control-plane\/$/,
@@ -24,6 +25,7 @@ export interface Started {
 
 export class ProcessGroup {
   private readonly started: Started[] = [];
+  private readonly hostState: HostState[] = [];
   private readonly watchdog: ChildProcess;
   private stopping = false;
 
@@ -61,6 +63,16 @@ export class ProcessGroup {
     return entry;
   }
 
+  /**
+   * Something a real node makes on the host outside its mount namespace (its cgroup tree, its CNI
+   * bridge): removed by stopAll after the processes, and by the watchdog if the parent dies.
+   * Call before making it, so a start that fails half way is cleaned up too.
+   */
+  track(state: HostState): void {
+    this.hostState.push(state);
+    this.watchdog.stdin?.write(`host ${JSON.stringify(state)}\n`);
+  }
+
   get processes(): readonly Started[] {
     return this.started;
   }
@@ -95,6 +107,8 @@ export class ProcessGroup {
         await exited;
       }
     }
+    // The nodes' shims and containers are nobody's children here: they go with their cgroup tree.
+    for (const state of [...this.hostState].reverse()) await removeHostState(state);
     // Closing the pipe ends the watchdog: nothing is left for it to stop.
     this.watchdog.stdin?.end();
   }

@@ -150,7 +150,7 @@ export function podStages(scenario: Scenario, timing: StageTiming = STAGE_TIMING
     [notDeleted, phase('Pending'), started, pullsFine, crashes(false), mayBeReady],
     timing.startMs,
     {
-      event: { type: 'Normal', reason: 'Started', message: 'Started container' },
+      event: { type: 'Normal', reason: 'Started', message: 'Container started' },
       statusTemplate: podStatus({ phase: 'Running', sandbox: true, ready: true, containers: 'running' }),
     },
   );
@@ -161,7 +161,7 @@ export function podStages(scenario: Scenario, timing: StageTiming = STAGE_TIMING
     [notDeleted, phase('Pending'), started, pullsFine, crashes(false), neverReady],
     timing.startMs,
     {
-      event: { type: 'Normal', reason: 'Started', message: 'Started container' },
+      event: { type: 'Normal', reason: 'Started', message: 'Container started' },
       statusTemplate: podStatus({ phase: 'Running', sandbox: true, ready: false, containers: 'running' }),
     },
   );

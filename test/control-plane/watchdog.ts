@@ -1,10 +1,12 @@
 // The control plane's watchdog, a process of its own: the parent writes the PID of each process it
 // starts to this one's stdin. When that pipe closes (the parent exited, or was killed with -9) or
 // the deadline passes, it stops every PID it was given: SIGTERM, then SIGKILL after a grace.
+// Then it removes what real nodes made on the host (host-state.ts: cgroup trees, CNI bridges).
 // So no etcd or kube-apiserver outlives the test run or the `npm run cluster:real` that started it.
 // Usage: node dist/test/control-plane/watchdog.js <deadline ms> [dir to remove after] (spawned by processes.ts).
 
 import { rmSync } from 'node:fs';
+import { removeHostState, type HostState } from './host-state.js';
 
 const GRACE_MS = 5_000;
 
@@ -12,6 +14,8 @@ const deadlineMs = Number(process.argv[2] ?? '0');
 // The cluster's temp dir (certificates, keys, etcd's data): removed once its processes are gone.
 const leftovers = process.argv[3];
 const pids = new Set<number>();
+// Real nodes' cgroup trees and bridges (host-state.ts), removed after the PIDs are stopped.
+const hostState: HostState[] = [];
 let buffered = '';
 let stopping = false;
 
@@ -22,6 +26,7 @@ process.stdin.on('data', (chunk: string) => {
   buffered = lines.pop() ?? '';
   for (const line of lines) {
     const [verb, pid] = line.trim().split(' ');
+    if (verb === 'host') hostState.push(JSON.parse(line.trim().slice('host '.length)) as HostState);
     if (verb === 'add' && Number(pid) > 0) pids.add(Number(pid));
     if (verb === 'remove') pids.delete(Number(pid));
   }
@@ -42,6 +47,8 @@ async function stopAll(why: string): Promise<void> {
   const until = Date.now() + GRACE_MS;
   while (Date.now() < until && alive.some(isAlive)) await new Promise((resolve) => setTimeout(resolve, 100));
   for (const pid of alive.filter(isAlive)) signal(pid, 'SIGKILL');
+  // Already gone after a clean stop; after a kill -9 of the parent, the nodes' containers and shims.
+  for (const state of hostState.reverse()) await removeHostState(state);
   if (alive.length > 0 && leftovers) rmSync(leftovers, { recursive: true, force: true });
   process.exit(0);
 }

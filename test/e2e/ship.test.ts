@@ -9,8 +9,8 @@ import { assertValidEventStream } from '../report/events-schema.js';
 import { gitlabTestCases } from '../report/gitlab-junit.js';
 import { eventually, sandbox, type Sandbox, untilWatching } from './harness.js';
 import { configMapYaml } from './manifests.js';
+import { MISSING } from './run-fixtures.js';
 
-const MISSING = 'xxxxxnginx:1.17';
 const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
 const TOKEN = 'tok-3f9a1c77e2';
 const SECRET_IMAGE = 'sekr3t-image-a91f';

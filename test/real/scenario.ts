@@ -8,3 +8,6 @@ export const REAL_SCENARIO: ScenarioFileInput = {
   nodes: { count: 2 },
   registry: { [MISSING_IMAGE]: 'missing', xxxxxnginx: 'no-repository' },
 };
+
+/** The taint the suite's real node registers with: only real-node tests' pods tolerate it (real-pods.ts). */
+export const REAL_NODE_TAINT = { key: 'kguard.dev/real-node', value: 'true', effect: 'NoSchedule' } as const;

@@ -1,5 +1,6 @@
 // What a guarded apply needs from outside: kubectl, a clock, a reporter, a cancel signal, the
 // input readers and where a restore keeps copies a person may need.
+import type { PrometheusClient } from '../../analysis/prometheus.js';
 import type { Clock } from '../../clock.js';
 import type { CommandExec } from '../../kubectl/process/exec.js';
 import type { Kubectl } from '../../kubectl/types.js';
@@ -22,6 +23,10 @@ export interface Deps {
   probe?: HolderProbe;
   /** How registries are asked before the apply (images/registry.ts); tests pass their own. */
   registries?: (options: RegistryOptions) => Registries;
+  /** How --analysis asks Prometheus (analysis/prometheus.ts prometheusClient by default); tests pass their own. */
+  prometheus?: PrometheusClient;
+  /** The wall clock the analysis reads for Prometheus's times (Date.now by default). */
+  wallNow?: () => number;
   /** The run's id, when the caller made it (its copies' directory is named after it); else made here. */
   runId?: string;
   /**

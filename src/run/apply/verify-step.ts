@@ -24,7 +24,7 @@ import { BUILT_IN_HEALTH_RULES } from '../../kinds/health/health-table.js';
 import type { HealthRule } from '../../model/health-rules.js';
 import { bake, type BakeTarget } from '../../verify/bake.js';
 import { analysisSpanMs, startAnalysis, type RunningAnalysis } from '../../analysis/run.js';
-import { prometheusClient, type PrometheusClient } from '../../analysis/prometheus.js';
+import { prometheusClient } from '../../analysis/prometheus.js';
 import type { AnalysisFacts } from '../../model/analysis.js';
 import { runVerifyCommand } from '../../verify/command.js';
 import { runVerifyJob } from '../../verify/job.js';
@@ -46,7 +46,7 @@ export interface VerifyContext {
 }
 
 /** What the analysis needs besides the run's deps: tests give their own Prometheus and wall clock. */
-export type VerifyDeps = Deps & { prometheus?: PrometheusClient; wallNow?: () => number };
+export type VerifyDeps = Deps;
 
 /** Whether anything is to be verified or baked. */
 export function verifies(options: ApplyOptions): boolean {

@@ -47,7 +47,7 @@ describe('kubelet version', () => {
       return found?.state.waiting?.reason === 'ImagePullBackOff' && found;
     });
     expect(status.state.waiting.message).toMatch(
-      /^Back-off pulling image "nginx:9\.99": ErrImagePull: failed to pull and unpack image/,
+      /^Back-off pulling image "nginx:9\.99": ErrImagePull: rpc error: code = NotFound desc = failed to pull and unpack image/,
     );
   });
 });

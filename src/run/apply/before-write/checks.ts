@@ -48,6 +48,25 @@ const CHECKS = {
       checkRestorable(refs, deps).then(() => checkPermissions(understood, options, deps)),
     due: 'journal',
   } satisfies CheckRow<void>,
+  // Every --analysis query, sent once to Prometheus's own /api/v1/query: one it refuses (bad PromQL),
+  // or a Prometheus that does not answer, refuses the run (analysis/check.ts).
+  analysisQueries: {
+    asked: (_reading, options) => options.analysis !== undefined && !options.dryRun,
+    start: async ({ home }, options, deps) => {
+      const [{ prometheusClient }, { checkQueries }] = await Promise.all([
+        import('../../../analysis/prometheus.js'),
+        import('../../../analysis/check.js'),
+      ]);
+      const config = options.analysis!;
+      const prometheus = deps.prometheus ?? prometheusClient(config.prometheus);
+      try {
+        await checkQueries(config, prometheus, { namespace: home, now: Date.now(), signal: deps.signal });
+      } finally {
+        if (!deps.prometheus) await prometheus.close();
+      }
+    },
+    due: 'leases',
+  } satisfies CheckRow<void>,
 };
 
 type CheckName = keyof typeof CHECKS;

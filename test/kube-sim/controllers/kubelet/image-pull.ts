@@ -49,7 +49,12 @@ export function ensureImage(host: PullHost, then: (ref: ImageRef) => void): void
     return retryLater();
   }
   if (present && policy !== 'Always') {
-    host.event('Normal', 'Pulled', `Container image "${image}" already present on machine`);
+    // kubelet v1.37.2 images/image_manager.go (fixtures/crash-loop.events.json).
+    host.event(
+      'Normal',
+      'Pulled',
+      `Container image "${image}" already present on machine and can be accessed by the pod`,
+    );
     return then(parsed);
   }
   // The back-off is per pod and image, as the kubelet keys it.

@@ -1,7 +1,11 @@
 // Image references and the simulated registry. Parsing follows docker/distribution's reference
 // grammar closely enough to reject what the kubelet rejects (InvalidImageName); pull failures are
-// worded like containerd 1.7 behind a 1.32 kubelet, which reports the runtime's message without
-// the `rpc error: code = ... desc =` prefix older kubelets showed.
+// worded like containerd behind a current kubelet. The kubelet's CRI client drops the gRPC
+// `rpc error: code = Unknown desc = ` prefix of code-Unknown errors only (k8s.io/cri-client
+// remote_image.go pullImageV1, v0.37.2); containerd answers a reference or repository that is not
+// found with code NotFound (errdefs.ToGRPC), so those keep `rpc error: code = NotFound desc = `
+// in the waiting message, the event and the ImagePullBackOff text, as a v1.37.2 kubelet with
+// containerd 1.6.20 showed (fixtures/README.md).
 
 import { createHash } from 'node:crypto';
 import type { ImageAvailability, ImageBehaviour, RegistryEntry, Scenario, TokenServerFailure } from '../../scenario.js';
@@ -97,14 +101,14 @@ export class SimulatedRegistry {
           sizeBytes: behaviour.sizeBytes ?? this.scenario.defaultImageSizeBytes,
         };
       case 'missing':
-        return { ok: false, error: `${unpack(ref)}: ${resolve(ref)}: ${ref.normalized}: not found` };
+        return { ok: false, error: notFound(`${unpack(ref)}: ${resolve(ref)}: ${ref.normalized}: not found`) };
       case 'auth-required':
         return { ok: false, error: `${unpack(ref)}: ${resolve(ref)}: ${authError(ref)}` };
       case 'no-repository':
         // Docker Hub does not tell a missing repository from a private one.
         if (ref.domain === 'docker.io')
           return { ok: false, error: `${unpack(ref)}: ${resolve(ref)}: ${authError(ref)}` };
-        return { ok: false, error: `${unpack(ref)}: ${resolve(ref)}: ${ref.normalized}: not found` };
+        return { ok: false, error: notFound(`${unpack(ref)}: ${resolve(ref)}: ${ref.normalized}: not found`) };
       case 'unreachable': {
         const host = registryHost(ref);
         return {
@@ -140,6 +144,11 @@ export class SimulatedRegistry {
 
 export function imageIdOf(ref: ImageRef): string {
   return `${ref.domain}/${ref.path}@sha256:${sha256(`image:${ref.normalized}`)}`;
+}
+
+/** A containerd error of code NotFound, as the kubelet passes it on (see the header). */
+function notFound(message: string): string {
+  return `rpc error: code = NotFound desc = ${message}`;
 }
 
 function unpack(ref: ImageRef): string {

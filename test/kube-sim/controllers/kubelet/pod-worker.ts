@@ -312,7 +312,9 @@ export class PodWorker {
     runtime.containerID = `containerd://${randomBytes(32).toString('hex')}`;
     runtime.image = ref.normalized;
     runtime.imageID = imageIdOf(ref);
-    this.event(c, 'Normal', 'Created', `Created container: ${runtime.name}`);
+    // kubelet v1.37.2 kuberuntime_container.go startContainer: the event names no container (its
+    // involvedObject.fieldPath does); recorded in fixtures/crash-loop.events.json.
+    this.event(c, 'Normal', 'Created', 'Container created');
     if (knobs.startError) {
       const message = knobs.startError === 'true' ? defaultStartError(c.spec) : knobs.startError;
       this.event(c, 'Warning', 'Failed', `Error: ${message}`);
@@ -336,7 +338,7 @@ export class PodWorker {
 
   private run(c: ContainerTracking, knobs: ContainerKnobs): void {
     const runtime = c.runtime;
-    this.event(c, 'Normal', 'Started', `Started container ${runtime.name}`);
+    this.event(c, 'Normal', 'Started', 'Container started');
     if ('terminated' in runtime.state) runtime.lastState = { terminated: runtime.state.terminated };
     runtime.state = { running: { startedAt: this.nowIso() } };
     c.startedAtMs = this.now();
