@@ -103,31 +103,35 @@ describe('kill -9, then kguard rollback', () => {
 describe('one run per object at a time', () => {
   it('a second run on the same Deployment waits for the first and judges against the right "before"', async () => {
     await deployV1();
-    // The first run holds web for seconds (its pulls are throttled until --timeout): the second
-    // arrives while it runs, however long the second takes to start.
+    // The first run holds web (its pulls are throttled) until the second is seen waiting for it, and
+    // only then is stopped (it restores, exit 130): however long the second takes to start under
+    // load, it arrives while the first holds web (a --timeout of seconds let the first end first).
     const first = env.kguardProcess([
       'apply',
       '-f',
       await env.write('bad.yaml', deploymentYaml('web', THROTTLED)),
       ...fast,
       '--timeout',
-      '4s',
+      '90s',
     ]);
     await untilWatching(first.output);
-    const second = await env.kguard([
+    const second = env.kguardProcess([
       'apply',
       '-f',
       await env.write('good.yaml', deploymentYaml('web', 'nginx:1.26')),
       ...fast,
     ]);
+    await eventually(() => (second.output().includes('another kguard run holds it') ? true : undefined), 60_000);
+    first.child.kill('SIGTERM');
     const firstRun = await first.done;
-    expect(firstRun.exitCode, firstRun.output).toBe(5);
-    expect(second.exitCode, second.output).toBe(0);
-    expect(second.output).toMatch(
+    const secondRun = await second.done;
+    expect(firstRun.exitCode, firstRun.output).toBe(130);
+    expect(secondRun.exitCode, secondRun.output).toBe(0);
+    expect(secondRun.output).toMatch(
       /deployment\/web \(namespace default\): another kguard run holds it \(kguard-\S+\); waiting/,
     );
     // The second run's "before" was nginx:1.25 restored by the first, not the first run's broken image.
-    expect(second.output).toContain('deployment/web (namespace default): changed');
+    expect(secondRun.output).toContain('deployment/web (namespace default): changed');
     expect(env.imageOf('web')).toBe('nginx:1.26');
   });
 
