@@ -4305,9 +4305,9 @@ var init_sanitize = __esm({
 });
 
 // src/api/environment.ts
-import { existsSync } from "node:fs";
+import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
-import { homedir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 async function readStdin() {
   if (process.stdin.isTTY) {
@@ -4362,6 +4362,18 @@ function programName(launcher, executable = process.execPath) {
   const embedded = launcher !== void 0 && /^(\/\$bunfs\/|B:[\\/]~BUN[\\/])/.test(launcher);
   const name = launcher === void 0 ? "" : path.basename(embedded ? executable : launcher);
   return name === PLUGIN_BINARY || name === PLUGIN_COMPLETION ? `kubectl ${PLUGIN_NAME}` : "kguard";
+}
+function unusableTempDirectory(directory = tmpdir()) {
+  let why;
+  try {
+    if (!statSync(directory).isDirectory()) why = "it is not a directory";
+    else accessSync(directory, constants.W_OK | constants.X_OK);
+  } catch (error2) {
+    const code = error2.code;
+    why = code === "ENOENT" ? "it does not exist" : `kguard may not write there (${code ?? String(error2)})`;
+  }
+  if (!why) return void 0;
+  return `the temporary directory ${directory} (TMPDIR) cannot be used: ${why}. kguard keeps its kubectl proxy's socket and its private copies there. Next: set TMPDIR to a directory you may write (or unset it for /tmp); nothing was applied.`;
 }
 var PLUGIN_NAME, PLUGIN_BINARY, PLUGIN_COMPLETION;
 var init_environment = __esm({
@@ -5238,11 +5250,11 @@ function diagnoseKubectlFailure(result) {
     if (!match) continue;
     return {
       kind: candidate.kind,
-      detail: candidate.detail?.(stderr) ?? tellingLine(stderr),
+      detail: summarized(candidate.detail?.(stderr) ?? tellingLine(stderr)),
       nextStep: typeof candidate.nextStep === "string" ? candidate.nextStep : candidate.nextStep(match)
     };
   }
-  const said2 = tellingLine(stderr);
+  const said2 = summarized(tellingLine(stderr));
   return {
     kind: "other",
     detail: said2 || `kubectl exited with code ${result.exitCode} and printed nothing`,
@@ -5254,7 +5266,20 @@ function tellingLine(stderr) {
   const lines = stderr.split("\n").map((line) => line.trim()).filter((line) => line !== "");
   const plain2 = lines.filter((line) => !KLOG_PREFIX.test(line));
   const chosen = plain2.length > 0 ? plain2 : lines.map(withoutKlogHeader);
-  return chosen.slice(-3).join(" ").replace(/^error: /, "");
+  return distinct(chosen.slice(-3)).join(" ").replace(/^error: /, "");
+}
+function summarized(detail) {
+  const aggregate = /^(.*?)\[(.+)\]$/s.exec(detail);
+  const entries2 = aggregate ? aggregate[2].split(
+    /, (?=(?:Error from server|error when|error: |[a-z.]+ "[^"]*" (?:not found|is forbidden|is invalid)))/
+  ) : detail.split(/ (?=Error from server \()/);
+  if (entries2.length > QUOTED_ERRORS + 1) {
+    return `${aggregate?.[1] ?? ""}${entries2.slice(0, QUOTED_ERRORS).join("; ")}; and ${entries2.length - QUOTED_ERRORS} more errors like these`;
+  }
+  return detail.length > 4e3 ? `${detail.slice(0, 2e3)}\u2026 (${detail.length - 2e3} more characters)` : detail;
+}
+function distinct(lines) {
+  return [...new Set(lines)];
 }
 function withoutKlogHeader(line) {
   const message = line.replace(KLOG_PREFIX, "");
@@ -5264,11 +5289,29 @@ function withoutKlogHeader(line) {
 function firstLine(stderr, pattern2) {
   return (stderr.split("\n").find((line) => pattern2.test(line)) ?? tellingLine(stderr)).replace(/^error: /, "").trim();
 }
-var FAILURE_PATTERNS, KLOG_PREFIX;
+var FAILURE_PATTERNS, KLOG_PREFIX, QUOTED_ERRORS;
 var init_diagnose = __esm({
   "src/kubectl/output/diagnose.ts"() {
     "use strict";
     FAILURE_PATTERNS = [
+      {
+        // The kubeconfig's exec credential plugin failed (client-go plugin/pkg/client/auth/exec/exec.go:
+        // `exec: executable %s failed with exit code %d`, `exec: executable %s not found`, wrapped by the
+        // transport's `getting credentials: %v`). Its own stderr (what to do: log in again) goes to
+        // kubectl's stderr: it is quoted once, before kubectl's line.
+        kind: "unauthorized",
+        pattern: /getting credentials: (?:exec: )?(?:executable (\S+) (?:failed with exit code (\d+)|not found))?/,
+        nextStep: (match) => `the kubeconfig's credential plugin${match[1] ? ` ${match[1]}` : ""} ${match[2] ? `failed (exit ${match[2]})` : "gave no credentials"}: do what it says (log in again), check with kubectl auth whoami, and run kguard again`,
+        detail: (stderr) => {
+          const lines = distinct(
+            stderr.split("\n").map((line) => line.trim()).filter((line) => line !== "")
+          );
+          const kubectlLine = lines.find((line) => /getting credentials:/.test(line)) ?? "";
+          const plugin = lines.filter((line) => line !== kubectlLine && !KLOG_PREFIX.test(line) && !/^error: /.test(line));
+          const credentials2 = /getting credentials: [^"]*/.exec(kubectlLine)?.[0] ?? kubectlLine;
+          return plugin.length > 0 ? `the credential plugin says: ${plugin.slice(-3).join(" ")} (kubectl: ${credentials2})` : credentials2;
+        }
+      },
       {
         kind: "unreachable",
         pattern: /connection refused|was refused|no such host|Unable to connect to the server|i\/o timeout|connection reset|dial tcp|EOF$/m,
@@ -5352,6 +5395,7 @@ var init_diagnose = __esm({
       }
     ];
     KLOG_PREFIX = /^[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d+)?\s+\d+ [^\s\]]+:\d+\] /;
+    QUOTED_ERRORS = 3;
   }
 });
 
@@ -5555,8 +5599,9 @@ function kubectlFailure(what, result, deadline, applied2 = []) {
     );
   }
   const diagnosis = diagnoseKubectlFailure(result);
+  const opening = diagnosis.kind === "missing-binary" ? "" : `kubectl could not ${what}: `;
   return new KubectlError(
-    `kubectl could not ${what}: ${diagnosis.detail}. Next: ${diagnosis.nextStep}.`,
+    `${opening}${diagnosis.detail}. Next: ${diagnosis.nextStep}.`,
     void 0,
     result.stderr,
     applied2
@@ -5814,11 +5859,11 @@ var init_help = __esm({
       [0, "healthy: every changed workload rolled out (or nothing changed, or a preview without --diff changes)"],
       [1, "bad input or usage (nothing applied); with --diff: the apply would change something, as kubectl diff"],
       [2, "kubectl or the cluster failed before the apply, or refused it (nothing applied)"],
-      [3, "the apply failed and everything it changed was restored"],
+      [3, "the apply failed and everything it changed was restored (with --rollback none: left as applied)"],
       [4, "a person must finish: the commands are printed"],
       [5, "a changed workload was not healthy within --timeout (restored unless --rollback none)"],
       [70, "internal error: a bug in kguard"],
-      [130, "cancelled (SIGINT/SIGTERM): what the apply changed was restored"]
+      [130, "cancelled (SIGINT, SIGTERM, SIGHUP): what the apply changed was restored"]
     ];
     ENVIRONMENT = [
       ["KUBECONFIG", "the kubeconfig files, as for kubectl (or --kubeconfig)"],
@@ -13500,7 +13545,7 @@ var require_public_api = __commonJS({
       }
       return doc;
     }
-    function parse6(src, reviver, options) {
+    function parse7(src, reviver, options) {
       let _reviver = void 0;
       if (typeof reviver === "function") {
         _reviver = reviver;
@@ -13541,7 +13586,7 @@ var require_public_api = __commonJS({
         return value.toString(options);
       return new Document.Document(value, _replacer, options).toString(options);
     }
-    exports.parse = parse6;
+    exports.parse = parse7;
     exports.parseAllDocuments = parseAllDocuments4;
     exports.parseDocument = parseDocument2;
     exports.stringify = stringify2;
@@ -13607,7 +13652,7 @@ __export(locate_exports, {
   manifestLocator: () => manifestLocator,
   objectsWritten: () => objectsWritten
 });
-import { readdirSync, readFileSync as readFileSync2, statSync } from "node:fs";
+import { readdirSync, readFileSync as readFileSync2, statSync as statSync2 } from "node:fs";
 import path2 from "node:path";
 function objectsWritten(text2) {
   const lineCounter = new import_yaml.LineCounter();
@@ -13655,7 +13700,7 @@ function manifestFiles(filenames, recursive) {
   const visit = (file, top) => {
     let info2;
     try {
-      info2 = statSync(file);
+      info2 = statSync2(file);
     } catch {
       return;
     }
@@ -14114,11 +14159,11 @@ var require_codegen = __commonJS({
         const rhs = this.rhs === void 0 ? "" : ` = ${this.rhs}`;
         return `${varKind} ${this.name}${rhs};` + _n;
       }
-      optimizeNames(names2, constants5) {
+      optimizeNames(names2, constants6) {
         if (!names2[this.name.str])
           return;
         if (this.rhs)
-          this.rhs = optimizeExpr(this.rhs, names2, constants5);
+          this.rhs = optimizeExpr(this.rhs, names2, constants6);
         return this;
       }
       get names() {
@@ -14135,10 +14180,10 @@ var require_codegen = __commonJS({
       render({ _n }) {
         return `${this.lhs} = ${this.rhs};` + _n;
       }
-      optimizeNames(names2, constants5) {
+      optimizeNames(names2, constants6) {
         if (this.lhs instanceof code_1.Name && !names2[this.lhs.str] && !this.sideEffects)
           return;
-        this.rhs = optimizeExpr(this.rhs, names2, constants5);
+        this.rhs = optimizeExpr(this.rhs, names2, constants6);
         return this;
       }
       get names() {
@@ -14199,8 +14244,8 @@ var require_codegen = __commonJS({
       optimizeNodes() {
         return `${this.code}` ? this : void 0;
       }
-      optimizeNames(names2, constants5) {
-        this.code = optimizeExpr(this.code, names2, constants5);
+      optimizeNames(names2, constants6) {
+        this.code = optimizeExpr(this.code, names2, constants6);
         return this;
       }
       get names() {
@@ -14229,12 +14274,12 @@ var require_codegen = __commonJS({
         }
         return nodes.length > 0 ? this : void 0;
       }
-      optimizeNames(names2, constants5) {
+      optimizeNames(names2, constants6) {
         const { nodes } = this;
         let i2 = nodes.length;
         while (i2--) {
           const n2 = nodes[i2];
-          if (n2.optimizeNames(names2, constants5))
+          if (n2.optimizeNames(names2, constants6))
             continue;
           subtractNames(names2, n2.names);
           nodes.splice(i2, 1);
@@ -14287,12 +14332,12 @@ var require_codegen = __commonJS({
           return void 0;
         return this;
       }
-      optimizeNames(names2, constants5) {
+      optimizeNames(names2, constants6) {
         var _a;
-        this.else = (_a = this.else) === null || _a === void 0 ? void 0 : _a.optimizeNames(names2, constants5);
-        if (!(super.optimizeNames(names2, constants5) || this.else))
+        this.else = (_a = this.else) === null || _a === void 0 ? void 0 : _a.optimizeNames(names2, constants6);
+        if (!(super.optimizeNames(names2, constants6) || this.else))
           return;
-        this.condition = optimizeExpr(this.condition, names2, constants5);
+        this.condition = optimizeExpr(this.condition, names2, constants6);
         return this;
       }
       get names() {
@@ -14315,10 +14360,10 @@ var require_codegen = __commonJS({
       render(opts) {
         return `for(${this.iteration})` + super.render(opts);
       }
-      optimizeNames(names2, constants5) {
-        if (!super.optimizeNames(names2, constants5))
+      optimizeNames(names2, constants6) {
+        if (!super.optimizeNames(names2, constants6))
           return;
-        this.iteration = optimizeExpr(this.iteration, names2, constants5);
+        this.iteration = optimizeExpr(this.iteration, names2, constants6);
         return this;
       }
       get names() {
@@ -14354,10 +14399,10 @@ var require_codegen = __commonJS({
       render(opts) {
         return `for(${this.varKind} ${this.name} ${this.loop} ${this.iterable})` + super.render(opts);
       }
-      optimizeNames(names2, constants5) {
-        if (!super.optimizeNames(names2, constants5))
+      optimizeNames(names2, constants6) {
+        if (!super.optimizeNames(names2, constants6))
           return;
-        this.iterable = optimizeExpr(this.iterable, names2, constants5);
+        this.iterable = optimizeExpr(this.iterable, names2, constants6);
         return this;
       }
       get names() {
@@ -14399,11 +14444,11 @@ var require_codegen = __commonJS({
         (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNodes();
         return this;
       }
-      optimizeNames(names2, constants5) {
+      optimizeNames(names2, constants6) {
         var _a, _b;
-        super.optimizeNames(names2, constants5);
-        (_a = this.catch) === null || _a === void 0 ? void 0 : _a.optimizeNames(names2, constants5);
-        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNames(names2, constants5);
+        super.optimizeNames(names2, constants6);
+        (_a = this.catch) === null || _a === void 0 ? void 0 : _a.optimizeNames(names2, constants6);
+        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNames(names2, constants6);
         return this;
       }
       get names() {
@@ -14704,7 +14749,7 @@ var require_codegen = __commonJS({
     function addExprNames(names2, from) {
       return from instanceof code_1._CodeOrName ? addNames(names2, from.names) : names2;
     }
-    function optimizeExpr(expr, names2, constants5) {
+    function optimizeExpr(expr, names2, constants6) {
       if (expr instanceof code_1.Name)
         return replaceName(expr);
       if (!canOptimize(expr))
@@ -14719,14 +14764,14 @@ var require_codegen = __commonJS({
         return items;
       }, []));
       function replaceName(n2) {
-        const c3 = constants5[n2.str];
+        const c3 = constants6[n2.str];
         if (c3 === void 0 || names2[n2.str] !== 1)
           return n2;
         delete names2[n2.str];
         return c3;
       }
       function canOptimize(e) {
-        return e instanceof code_1._Code && e._items.some((c3) => c3 instanceof code_1.Name && names2[c3.str] === 1 && constants5[c3.str] !== void 0);
+        return e instanceof code_1._Code && e._items.some((c3) => c3 instanceof code_1.Name && names2[c3.str] === 1 && constants6[c3.str] !== void 0);
       }
     }
     function subtractNames(names2, from) {
@@ -17575,7 +17620,7 @@ var require_fast_uri = __commonJS({
         normalizeString(uri, options);
       } else if (typeof uri === "object") {
         uri = /** @type {T} */
-        parse6(serialize3(uri, options), options);
+        parse7(serialize3(uri, options), options);
       }
       return uri;
     }
@@ -17618,8 +17663,8 @@ var require_fast_uri = __commonJS({
     function resolveComponent(base, relative, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
-        base = parse6(serialize3(base, options), options);
-        relative = parse6(serialize3(relative, options), options);
+        base = parse7(serialize3(base, options), options);
+        relative = parse7(serialize3(relative, options), options);
       }
       options = options || {};
       if (!options.tolerant && relative.scheme) {
@@ -17937,7 +17982,7 @@ var require_fast_uri = __commonJS({
       }
       return { parsed, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme };
     }
-    function parse6(uri, opts) {
+    function parse7(uri, opts) {
       return parseWithStatus(uri, opts).parsed;
     }
     function normalizeString(uri, opts) {
@@ -17974,7 +18019,7 @@ var require_fast_uri = __commonJS({
       resolveComponent,
       equal,
       serialize: serialize3,
-      parse: parse6
+      parse: parse7
     };
     module.exports = fastUri;
     module.exports.default = fastUri;
@@ -28284,7 +28329,7 @@ var require_client_h1 = __commonJS({
       kHTTPContext,
       kClosed
     } = require_symbols();
-    var constants5 = require_constants2();
+    var constants6 = require_constants2();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var removeAllListeners = util.removeAllListeners;
@@ -28420,7 +28465,7 @@ var require_client_h1 = __commonJS({
          */
       constructor(client, socket, { exports: exports2 }) {
         this.llhttp = exports2;
-        this.ptr = this.llhttp.llhttp_alloc(constants5.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants6.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -28516,11 +28561,11 @@ var require_client_h1 = __commonJS({
             currentParser = null;
             currentBufferRef = null;
           }
-          if (ret !== constants5.ERROR.OK) {
+          if (ret !== constants6.ERROR.OK) {
             const data = chunk.subarray(llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr);
-            if (ret === constants5.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants6.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(data);
-            } else if (ret === constants5.ERROR.PAUSED) {
+            } else if (ret === constants6.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(data);
             } else {
@@ -28543,10 +28588,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants5.ERROR.OK) {
+        if (ret === constants6.ERROR.OK) {
           return null;
         }
-        if (ret === constants5.ERROR.PAUSED || ret === constants5.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants6.ERROR.PAUSED || ret === constants6.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -28563,7 +28608,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants5.ERROR[ret], data);
+        return new HTTPParserError(message, constants6.ERROR[ret], data);
       }
       destroy() {
         assert(currentParser === null);
@@ -28774,7 +28819,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants5.ERROR.PAUSED : 0;
+        return pause ? constants6.ERROR.PAUSED : 0;
       }
       /**
        * @param {Buffer} buf
@@ -28800,7 +28845,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request3.onData(buf) === false) {
-          return constants5.ERROR.PAUSED;
+          return constants6.ERROR.PAUSED;
         }
         return 0;
       }
@@ -28840,13 +28885,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants5.ERROR.PAUSED;
+          return constants6.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants5.ERROR.PAUSED;
+          return constants6.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants5.ERROR.PAUSED;
+          return constants6.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(client[kResume]);
         } else {
@@ -50327,7 +50372,7 @@ var require_parse2 = __commonJS({
       }
       return parsed;
     }
-    function parse6(command, args, options) {
+    function parse7(command, args, options) {
       if (args && !Array.isArray(args)) {
         options = args;
         args = null;
@@ -50346,7 +50391,7 @@ var require_parse2 = __commonJS({
       };
       return options.shell ? parsed : parseNonShell(parsed);
     }
-    module.exports = parse6;
+    module.exports = parse7;
   }
 });
 
@@ -50405,16 +50450,16 @@ var require_cross_spawn = __commonJS({
   "node_modules/cross-spawn/index.js"(exports, module) {
     "use strict";
     var cp = __require("child_process");
-    var parse6 = require_parse2();
+    var parse7 = require_parse2();
     var enoent = require_enoent();
     function spawn4(command, args, options) {
-      const parsed = parse6(command, args, options);
+      const parsed = parse7(command, args, options);
       const spawned = cp.spawn(parsed.command, parsed.args, parsed.options);
       enoent.hookChildProcess(spawned, parsed);
       return spawned;
     }
     function spawnSync2(command, args, options) {
-      const parsed = parse6(command, args, options);
+      const parsed = parse7(command, args, options);
       const result = cp.spawnSync(parsed.command, parsed.args, parsed.options);
       result.error = result.error || enoent.verifyENOENTSync(result.status, parsed);
       return result;
@@ -50422,7 +50467,7 @@ var require_cross_spawn = __commonJS({
     module.exports = spawn4;
     module.exports.spawn = spawn4;
     module.exports.sync = spawnSync2;
-    module.exports._parse = parse6;
+    module.exports._parse = parse7;
     module.exports._enoent = enoent;
   }
 });
@@ -50865,7 +50910,7 @@ var init_core = __esm({
 });
 
 // node_modules/human-signals/build/src/signals.js
-import { constants } from "node:os";
+import { constants as constants2 } from "node:os";
 var getSignals, normalizeSignal;
 var init_signals = __esm({
   "node_modules/human-signals/build/src/signals.js"() {
@@ -50886,7 +50931,7 @@ var init_signals = __esm({
     }) => {
       const {
         signals: { [name]: constantSignal }
-      } = constants;
+      } = constants2;
       const supported = constantSignal !== void 0;
       const number = supported ? constantSignal : defaultNumber;
       return { name, number, description, supported, action, forced, standard };
@@ -50895,7 +50940,7 @@ var init_signals = __esm({
 });
 
 // node_modules/human-signals/build/src/main.js
-import { constants as constants2 } from "node:os";
+import { constants as constants3 } from "node:os";
 var getSignalsByName, getSignalByName, signalsByName, getSignalsByNumber, getSignalByNumber, findSignalByNumber, signalsByNumber;
 var init_main = __esm({
   "node_modules/human-signals/build/src/main.js"() {
@@ -50943,7 +50988,7 @@ var init_main = __esm({
       };
     };
     findSignalByNumber = (number, signals2) => {
-      const signal = signals2.find(({ name }) => constants2.signals[name] === number);
+      const signal = signals2.find(({ name }) => constants3.signals[name] === number);
       if (signal !== void 0) {
         return signal;
       }
@@ -50954,7 +50999,7 @@ var init_main = __esm({
 });
 
 // node_modules/execa/lib/terminate/signal.js
-import { constants as constants3 } from "node:os";
+import { constants as constants4 } from "node:os";
 var normalizeKillSignal, normalizeSignalArgument, normalizeSignal2, normalizeSignalInteger, getSignalsIntegerToName, signalsIntegerToName, normalizeSignalName, getAvailableSignals, getAvailableSignalNames, getAvailableSignalIntegers, getSignalDescription;
 var init_signal = __esm({
   "node_modules/execa/lib/terminate/signal.js"() {
@@ -50984,13 +51029,13 @@ ${getAvailableSignals()}`);
       throw new TypeError(`Invalid ${optionName} ${signalInteger}: this signal integer does not exist.
 ${getAvailableSignals()}`);
     };
-    getSignalsIntegerToName = () => new Map(Object.entries(constants3.signals).reverse().map(([signalName, signalInteger]) => [signalInteger, signalName]));
+    getSignalsIntegerToName = () => new Map(Object.entries(constants4.signals).reverse().map(([signalName, signalInteger]) => [signalInteger, signalName]));
     signalsIntegerToName = getSignalsIntegerToName();
     normalizeSignalName = (signalName, optionName) => {
-      if (signalName in constants3.signals) {
+      if (signalName in constants4.signals) {
         return signalName;
       }
-      if (signalName.toUpperCase() in constants3.signals) {
+      if (signalName.toUpperCase() in constants4.signals) {
         throw new TypeError(`Invalid ${optionName} '${signalName}': please rename it to '${signalName.toUpperCase()}'.`);
       }
       throw new TypeError(`Invalid ${optionName} '${signalName}': this signal name does not exist.
@@ -50998,8 +51043,8 @@ ${getAvailableSignals()}`);
     };
     getAvailableSignals = () => `Available signal names: ${getAvailableSignalNames()}.
 Available signal numbers: ${getAvailableSignalIntegers()}.`;
-    getAvailableSignalNames = () => Object.keys(constants3.signals).sort().map((signalName) => `'${signalName}'`).join(", ");
-    getAvailableSignalIntegers = () => [...new Set(Object.values(constants3.signals).sort((signalInteger, signalIntegerTwo) => signalInteger - signalIntegerTwo))].join(", ");
+    getAvailableSignalNames = () => Object.keys(constants4.signals).sort().map((signalName) => `'${signalName}'`).join(", ");
+    getAvailableSignalIntegers = () => [...new Set(Object.values(constants4.signals).sort((signalInteger, signalIntegerTwo) => signalInteger - signalIntegerTwo))].join(", ");
     getSignalDescription = (signal) => signalsByName[signal].description;
   }
 });
@@ -51932,7 +51977,7 @@ Please rename it to one of: ${correctEncodings}.`);
 });
 
 // node_modules/execa/lib/arguments/cwd.js
-import { statSync as statSync2 } from "node:fs";
+import { statSync as statSync3 } from "node:fs";
 import path7 from "node:path";
 import process5 from "node:process";
 var normalizeCwd, getDefaultCwd, fixCwdError;
@@ -51958,7 +52003,7 @@ ${error2.message}`;
       }
       let cwdStat;
       try {
-        cwdStat = statSync2(cwd);
+        cwdStat = statSync3(cwd);
       } catch (error2) {
         return `The "cwd" option is invalid: ${cwd}.
 ${error2.message}
@@ -57761,7 +57806,10 @@ function valueAt(object, path17) {
   }
   return value;
 }
-var BUILT_IN_GROUPS;
+function runsPods(ref) {
+  return POD_KINDS.has(ref.kind);
+}
+var BUILT_IN_GROUPS, POD_KINDS;
 var init_model = __esm({
   "src/objects/model.ts"() {
     "use strict";
@@ -57779,6 +57827,16 @@ var init_model = __esm({
       "admissionregistration.k8s.io",
       "discovery.k8s.io",
       "node.k8s.io"
+    ]);
+    POD_KINDS = /* @__PURE__ */ new Set([
+      "Deployment",
+      "StatefulSet",
+      "DaemonSet",
+      "ReplicaSet",
+      "ReplicationController",
+      "Job",
+      "CronJob",
+      "Pod"
     ]);
   }
 });
@@ -57889,6 +57947,17 @@ function unknownWaitingRule(reason) {
     policy: { when: "after", seconds: 60 },
     cannot: `start container CONTAINER (it keeps waiting: ${reason})`,
     nextStep: "the kubelet says REASON (its message is in this diagnosis); its events outlive the pod: kubectl get events -n NAMESPACE --field-selector involvedObject.name=POD"
+  };
+}
+function conditionRuleFor(reason, message) {
+  const rule = DEPLOYMENT_CONDITION_REASONS[reason];
+  const policy = /violates PodSecurity "([^"]+)"/.exec(message ?? "")?.[1];
+  if (!rule || !policy || reason !== "FailedCreate" && reason !== "ReplicaSetCreateError") return rule;
+  return {
+    ...rule,
+    policy: { when: "now" },
+    cannot: `create its pods: the namespace's PodSecurity policy "${policy}" refuses their template`,
+    nextStep: `make the pod template meet the "${policy}" Pod Security Standard (each violation is named in this diagnosis), or change the namespace's pod-security.kubernetes.io/enforce label: kubectl get namespace NAMESPACE --show-labels`
   };
 }
 var PULL_STEP, PULL_CAUSE_RULES, CRASH_STEP, START_STEP, WAITING_REASONS, STARTING_REASONS, POD_REASONS, DEPLOYMENT_CONDITION_REASONS;
@@ -58315,7 +58384,7 @@ function diagnose(verdict, events, workload, logs = []) {
     case "timed-out": {
       const worst = worstFinding(verdict.findings);
       return {
-        summary: `new pods did not become ready in time (at the deadline: ${verdict.waitingFor})`,
+        summary: `${runsPods(workload) ? "new pods" : "it"} did not become ready in time (at the deadline: ${verdict.waitingFor})`,
         evidence: [
           ...findingLines(worst ? [worst, ...verdict.findings] : verdict.findings),
           ...eventLines(events, verdict.findings)
@@ -58461,6 +58530,7 @@ var MAX_GROUPS, MAX_EVENTS, MAX_LOGGED_CONTAINERS;
 var init_diagnosis = __esm({
   "src/classify/diagnosis.ts"() {
     "use strict";
+    init_model();
     init_clues();
     init_pull_errors();
     init_table();
@@ -58505,8 +58575,8 @@ function seconds3(ms) {
 function plural(count2) {
   return count2 === 1 ? "" : "s";
 }
-function firstEight(items, describe3) {
-  const shown2 = items.slice(0, 8).map(describe3).join(", ");
+function firstEight(items, describe4) {
+  const shown2 = items.slice(0, 8).map(describe4).join(", ");
   return items.length > 8 ? `${shown2} and ${items.length - 8} more` : shown2;
 }
 function containerLogLines(logs) {
@@ -58577,11 +58647,11 @@ var init_format_recovery = __esm({
       }),
       "recovering-run": (event) => ({
         tone: "warn",
-        text: `run ${event.runId} died and left its journal on ${event.objects.length} object(s) of this apply (${event.why}): restoring them from that journal before this run reads its "before"`
+        text: event.by ? `run ${event.runId} died and left its journal on ${event.objects.length} object(s) of this apply (${event.why}); another kguard, ${event.by}, is restoring them from that journal: waiting for it before this run reads its "before"` : `run ${event.runId} died and left its journal on ${event.objects.length} object(s) of this apply (${event.why}): restoring them from that journal before this run reads its "before"`
       }),
       "recovered-run": (event) => ({
         tone: "info",
-        text: `run ${event.runId} finished first: ${event.restored} object(s) restored from its journal, ${event.untouched} already as before it; its journal and Leases removed`
+        text: event.by ? `run ${event.runId} finished first, by another kguard (${event.by}): its journal is gone; this run reads its "before" now` : `run ${event.runId} finished first: ${event.restored} object(s) restored from its journal, ${event.untouched} already as before it; its journal and Leases removed`
       })
     };
   }
@@ -58891,7 +58961,7 @@ var init_format = __esm({
       }),
       "rollback-unhealthy": (event) => ({
         tone: "alarm",
-        text: `ROLLBACK FAILED: ${describeObject(event.workload)} was restored, but its pods did not become healthy: ${event.reason}. Look at it:`,
+        text: `ROLLBACK FAILED: ${describeObject(event.workload)} was restored, but ${runsPods(event.workload) ? "its pods" : "it"} did not become healthy: ${event.reason}. Look at it:`,
         details: event.commands
       }),
       journal: (event) => ({
@@ -59649,13 +59719,13 @@ var init_plain = __esm({
 });
 
 // src/report/ci/github-summary.ts
-import { statSync as statSync3 } from "node:fs";
+import { statSync as statSync4 } from "node:fs";
 function summaryBudget(path17, sizeOf = fileSize) {
   return STEP_SUMMARY_LIMIT_BYTES - sizeOf(path17) - SUMMARY_MARGIN_BYTES;
 }
 function fileSize(path17) {
   try {
-    return statSync3(path17).size;
+    return statSync4(path17).size;
   } catch {
     return 0;
   }
@@ -59982,6 +60052,7 @@ Finish it with: kguard rollback ${runId}` : "";
 function signalMeaning(before, signal) {
   if (before.length === 0) return "cancel";
   if (before.length === 1 && before[0] === "SIGINT" && signal === "SIGTERM") return "same-cancellation";
+  if (signal === "SIGHUP") return "same-cancellation";
   return "exit-now";
 }
 var init_interrupt = __esm({
@@ -60091,16 +60162,18 @@ function handleInterrupts(session) {
     if (session.finished) return;
     const meaning = signalMeaning(seen, signal);
     seen.push(signal);
+    if (signal === "SIGHUP") for (const stream of [process.stdout, process.stderr]) stream.on("error", () => void 0);
     if (meaning === "cancel") {
       const again = signal === "SIGINT" ? "SIGINT again exits at once" : "a second signal exits at once";
-      process.stderr.write(`kguard: ${signal}: stopping; restoring what this apply changed (${again})
+      const what = session.recorder?.applyBegun ? "restoring what this apply changed" : "nothing was applied; stopping before the apply";
+      process.stderr.write(`kguard: ${signal}: stopping; ${what} (${again})
 `);
       session.cancel.abort(`interrupted by ${signal}`);
       return;
     }
     if (meaning === "same-cancellation") {
       process.stderr.write(
-        `kguard: ${signal} after ${seen[0]}: the same cancellation (as GitHub Actions sends it); the restore goes on (SIGINT again exits at once)
+        `kguard: ${signal} after ${seen[0]}: the same cancellation${signal === "SIGHUP" ? " (the terminal closed)" : " (as GitHub Actions sends it)"}; the restore goes on (SIGINT again exits at once)
 `
       );
       return;
@@ -60130,6 +60203,7 @@ function handleInterrupts(session) {
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  process.on("SIGHUP", onSignal);
 }
 var init_exits = __esm({
   "src/cli/exits.ts"() {
@@ -60280,7 +60354,7 @@ __export(api_channel_exports, {
 });
 import { mkdtempSync, rmSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
-import { tmpdir } from "node:os";
+import { tmpdir as tmpdir2 } from "node:os";
 import { join } from "node:path";
 function apiChannel(exec, stream, binary, background, enabled = process.platform !== "win32" && process.env.KGUARD_KUBECTL_PROXY !== "0") {
   const proxies = /* @__PURE__ */ new Map();
@@ -60295,7 +60369,7 @@ function apiChannel(exec, stream, binary, background, enabled = process.platform
     const key = JSON.stringify(connection);
     const known = proxies.get(key);
     if (known) return known.broken ? void 0 : known;
-    directory ??= mkdtempSync(join(tmpdir(), "kguard-api-"));
+    directory ??= mkdtempSync(join(tmpdir2(), "kguard-api-"));
     processes += 1;
     const proxy = startProxy(background, binary, connection, join(directory, `proxy-${proxies.size}.sock`));
     proxies.set(key, proxy);
@@ -61005,7 +61079,17 @@ function objectReads(runner) {
         [type],
         { labelSelector: selector },
         `list ${type} labelled ${selector}${namespace ? ` in namespace ${namespace}` : ""}`,
-        ["get", type, ...namespace ? ["-n", namespace] : ["--all-namespaces"], "-l", selector, "-o", "json"]
+        // managedFields: their times are the API server's clock, which tells a Lease's age (journal/liveness.ts).
+        [
+          "get",
+          type,
+          ...namespace ? ["-n", namespace] : ["--all-namespaces"],
+          "-l",
+          selector,
+          "-o",
+          "json",
+          "--show-managed-fields"
+        ]
       );
     },
     /** Resource names and scope by "group/Kind", from discovery (`kubectl api-resources`). */
@@ -61259,10 +61343,10 @@ function kubeconfigFile(connectionArgs, env2, home = homedir2()) {
   }
   return home ? path11.join(home, ".kube", "config") : void 0;
 }
-function targetOfKubeconfig(text2, parse6, context) {
+function targetOfKubeconfig(text2, parse7, context) {
   let config;
   try {
-    config = parse6(text2);
+    config = parse7(text2);
   } catch {
     return void 0;
   }
@@ -61788,6 +61872,8 @@ var init_recorder = __esm({
       messages = [];
       /** The run's id once its journal is written: what `kguard rollback` needs. */
       runId;
+      /** The apply may have written: its journal is written (or, without one, kubectl apply ran). Before it, a signal restores nothing. */
+      applyBegun = false;
       changed = /* @__PURE__ */ new Map();
       closed = false;
       emit(untrusted) {
@@ -61800,6 +61886,8 @@ var init_recorder = __esm({
         }
         if (event.kind === "restored") this.changed.delete(objectKey(event.object));
         if (event.kind === "journal") this.runId = event.runId;
+        if (event.kind === "journal" || event.kind === "applied" || event.kind === "apply-failed" || event.kind === "changes")
+          this.applyBegun = true;
         this.inner.emit(event);
       }
       /** Once: every path that ends a run closes it, and a job summary must not be written twice. */
@@ -62257,7 +62345,11 @@ async function listJournals(kubectl, namespace, whole = true) {
       };
       const pieces = byRun.get(journal.runId) ?? [];
       if (!pieces.some((piece) => piece.secret.namespace === ref.namespace && piece.secret.name === ref.name))
-        pieces.push({ journal: { ...journal, namespace: ref.namespace }, secret: ref });
+        pieces.push({
+          journal: { ...journal, namespace: ref.namespace },
+          secret: ref,
+          createdAt: Date.parse(secret2.metadata.creationTimestamp ?? "")
+        });
       byRun.set(journal.runId, pieces);
     }
   };
@@ -62275,12 +62367,12 @@ async function listJournals(kubectl, namespace, whole = true) {
       })
     );
   }
-  const now2 = Date.now();
   return [...byRun.values()].map((pieces) => {
     const { journal, missing } = mergePieces(pieces.map((piece) => piece.journal));
+    const created = pieces.map((piece) => piece.createdAt).filter(Number.isFinite);
     return {
       journal,
-      expired: Date.parse(journal.expiresAt) < now2,
+      ...created.length > 0 ? { createdAt: Math.min(...created) } : {},
       secrets: pieces.map((piece) => piece.secret),
       missing
     };
@@ -62693,7 +62785,7 @@ var init_held_leases = __esm({
 });
 
 // src/journal/liveness.ts
-function livenessOf(journal, leases, now2, probe) {
+function livenessOf(journal, leases, now2, probe, serverNow2) {
   if (journal?.state === "finished")
     return { state: "finished", why: "it ended; only its journal could not be deleted" };
   const holder = journal?.holder ?? leases.map((lease) => holderOfAnnotations(lease.metadata.annotations)).find(Boolean);
@@ -62703,25 +62795,32 @@ function livenessOf(journal, leases, now2, probe) {
   if (holder && found === "gone")
     return { state: "dead", why: `its process ${holder.pid} on this machine has ended`, diedBy: now2 };
   const renewals = leases.flatMap((lease) => {
-    const renewed2 = Date.parse(leaseSpec(lease).renewTime ?? "");
-    return Number.isFinite(renewed2) ? [{ renewed: renewed2, durationMs: (leaseSpec(lease).leaseDurationSeconds ?? LEASE_DURATION_SECONDS) * 1e3 }] : [];
+    const renewed2 = serverRenewedAt(lease);
+    return renewed2 === void 0 ? [] : [{ renewed: renewed2, durationMs: (leaseSpec(lease).leaseDurationSeconds ?? LEASE_DURATION_SECONDS) * 1e3 }];
   });
-  if (renewals.length === 0) {
+  const where2 = holder ? ` on ${holder.host}` : "";
+  if (renewals.length === 0 || serverNow2 === void 0) {
     return {
       state: "unknown",
-      why: holder ? `it ran on ${holder.host} and holds no Lease that would say whether it lives` : "it holds no Lease that would say whether it lives"
+      why: renewals.length > 0 ? `it ran${where2} and the API server's clock could not be read to time its Lease` : holder ? `it ran on ${holder.host} and holds no Lease that would say whether it lives` : "it holds no Lease that would say whether it lives"
     };
   }
   const last = renewals.reduce((newest, renewal) => renewal.renewed > newest.renewed ? renewal : newest);
-  const ago = formatAgo(now2 - last.renewed);
-  const where2 = holder ? ` on ${holder.host}` : "";
-  if (now2 - last.renewed <= last.durationMs)
-    return { state: "live", why: `it renewed its Lease ${ago} ago${where2} (by this machine's clock)` };
+  const stillMs = Math.max(0, serverNow2 - last.renewed);
+  const ago = formatAgo(stillMs);
+  if (stillMs <= last.durationMs)
+    return { state: "live", why: `it renewed its Lease ${ago} ago${where2} (by the API server's clock)` };
   return {
     state: "dead",
-    why: `its Lease has not been renewed for ${ago}${where2} (by this machine's clock)`,
-    diedBy: last.renewed + last.durationMs / 3
+    why: `its Lease has not been renewed for ${ago}${where2} (by the API server's clock)`,
+    diedBy: now2 - stillMs + last.durationMs / 3
   };
+}
+function serverRenewedAt(lease) {
+  const times = (lease.metadata.managedFields ?? []).map((entry) => Date.parse(entry.time ?? "")).filter(Number.isFinite);
+  if (times.length > 0) return Math.max(...times);
+  const created = Date.parse(lease.metadata.creationTimestamp ?? "");
+  return Number.isFinite(created) ? created : void 0;
 }
 function leaseSpec(lease) {
   return lease.spec ?? {};
@@ -62732,11 +62831,51 @@ function formatAgo(ms) {
   const minutes = Math.round(seconds4 / 60);
   return minutes < 120 ? `${minutes}m` : `${Math.round(minutes / 60)}h`;
 }
+function runIsOver({ leases, liveness }) {
+  if (liveness.state === "finished" || liveness.state === "dead") return true;
+  return liveness.state !== "live" && leases.length === 0;
+}
+function journalExpired(facts, serverNow2) {
+  if (!facts.journal || facts.createdAt === void 0 || serverNow2 === void 0) return false;
+  return serverNow2 - facts.createdAt > JOURNAL_TTL_MS && runIsOver(facts);
+}
 var init_liveness = __esm({
   "src/journal/liveness.ts"() {
     "use strict";
     init_holder();
+    init_journal();
     init_lease();
+  }
+});
+
+// src/journal/server-clock.ts
+async function serverNow(kubectl, namespace, deadlineMs) {
+  const probe = {
+    apiVersion: "coordination.k8s.io/v1",
+    kind: "Lease",
+    metadata: { name: "", generateName: "kguard-clock-", namespace }
+  };
+  const answered = await kubectl.create(probe, dryRunPath(namespace), deadlineMs).catch(() => void 0);
+  if (!answered?.ok) return void 0;
+  const stamped = Date.parse(answered.object?.metadata.creationTimestamp ?? "");
+  return Number.isFinite(stamped) ? stamped : void 0;
+}
+function newestServerTime(objects) {
+  let newest;
+  for (const object of objects) {
+    const times = [
+      object.metadata.creationTimestamp,
+      ...(object.metadata.managedFields ?? []).map((entry) => entry.time)
+    ].map((time) => Date.parse(time ?? "")).filter(Number.isFinite);
+    for (const time of times) if (newest === void 0 || time > newest) newest = time;
+  }
+  return newest;
+}
+var dryRunPath;
+var init_server_clock = __esm({
+  "src/journal/server-clock.ts"() {
+    "use strict";
+    dryRunPath = (namespace) => `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases?dryRun=All`;
   }
 });
 
@@ -62893,19 +63032,25 @@ async function listRuns(kubectl, namespace, now2, probe) {
     listJournals(kubectl, namespace),
     kubectl.listLabelled(LEASE_TYPE, namespace, LEASE_SELECTOR)
   ]);
+  const server = listings.length === 0 && leases.length === 0 ? void 0 : await serverNow(
+    kubectl,
+    namespace ?? listings[0]?.journal.namespace ?? leases[0]?.metadata.namespace ?? "default",
+    SERVER_CLOCK_DEADLINE_MS
+  ) ?? newestServerTime(leases);
   const leasesOf = /* @__PURE__ */ new Map();
   for (const lease of leases) leasesOf.set(leaseHolder(lease), [...leasesOf.get(leaseHolder(lease)) ?? [], lease]);
-  const runs = listings.map(({ journal, expired, secrets, missing }) => {
+  const runs = listings.map(({ journal, createdAt, secrets, missing }) => {
     const held = leasesOf.get(journal.runId) ?? [];
     leasesOf.delete(journal.runId);
+    const liveness = livenessOf(journal, held, now2, probe, server);
     return {
       runId: journal.runId,
       journal,
       secrets,
       missing,
-      expired,
+      expired: journalExpired({ journal, createdAt, leases: held, liveness }, server),
       leases: held,
-      liveness: livenessOf(journal, held, now2, probe)
+      liveness
     };
   });
   for (const [runId, held] of leasesOf)
@@ -62915,7 +63060,7 @@ async function listRuns(kubectl, namespace, now2, probe) {
       missing: [],
       expired: false,
       leases: held,
-      liveness: livenessOf(void 0, held, now2, probe)
+      liveness: livenessOf(void 0, held, now2, probe, server)
     });
   return runs.sort((left, right) => left.runId.localeCompare(right.runId));
 }
@@ -63001,7 +63146,7 @@ function onlyUnfinished(runs, stopLive) {
     `${stopped.length} unfinished kguard runs: name one (${stopped.map((run) => run.runId).join(", ")}).`
   );
 }
-var STATE_WORDS;
+var SERVER_CLOCK_DEADLINE_MS, STATE_WORDS;
 var init_runs = __esm({
   "src/journal/runs.ts"() {
     "use strict";
@@ -63009,8 +63154,10 @@ var init_runs = __esm({
     init_lease();
     init_held_leases();
     init_liveness();
+    init_server_clock();
     init_store();
     init_stop();
+    SERVER_CLOCK_DEADLINE_MS = 1e4;
     STATE_WORDS = {
       applying: "was applying",
       applied: "applied, not verified or restored",
@@ -63499,6 +63646,7 @@ async function stopLiveRun(run, deadlineMs, deps) {
   let saidUnanswered = false;
   const answerBy = startedAt + ANSWER_WAIT_MS;
   const deadBy = startedAt + LEASE_DURATION_SECONDS * 1e3 + 3e4;
+  const still = standingStill();
   for (; ; ) {
     const leases = await readLeases(run.leases, deps);
     if (leases.length === 0) {
@@ -63521,6 +63669,15 @@ async function stopLiveRun(run, deadlineMs, deps) {
     }
     const liveness = livenessOf(run.journal, leases, Date.now(), deps.probe);
     if (liveness.state === "dead") return { ended: "dead", waitedMs: Date.now() - startedAt };
+    if (!answered && still(leases, deps.clock.now()) > LEASE_DURATION_SECONDS * 1e3) {
+      deps.reporter.emit({
+        kind: "stopping-run",
+        runId: run.runId,
+        step: "unanswered",
+        detail: `its Lease stood still for ${LEASE_DURATION_SECONDS}s (not renewed since the stop request): restoring it from its journal`
+      });
+      return { ended: "dead", waitedMs: Date.now() - startedAt };
+    }
     const now2 = Date.now();
     if (!answered && now2 > answerBy && !saidUnanswered) {
       saidUnanswered = true;
@@ -63537,6 +63694,18 @@ async function stopLiveRun(run, deadlineMs, deps) {
       );
     await deps.clock.sleep(POLL_MS);
   }
+}
+function standingStill() {
+  let versions = "";
+  let since = 0;
+  return (leases, now2) => {
+    const seen = leases.map((lease) => `${lease.metadata.uid}/${lease.metadata.resourceVersion}`).join(",");
+    if (seen !== versions) {
+      versions = seen;
+      since = now2;
+    }
+    return now2 - since;
+  };
 }
 async function readLeases(leases, deps) {
   const read = await Promise.all(
@@ -64448,7 +64617,7 @@ function failingCondition(deployment) {
 }
 function deploymentCause(deployment, expected, newReplicaSet) {
   const condition = failingCondition(deployment);
-  const rule = condition?.reason ? DEPLOYMENT_CONDITION_REASONS[condition.reason] : void 0;
+  const rule = condition?.reason ? conditionRuleFor(condition.reason, condition.message) : void 0;
   if (!condition?.reason || !rule || !belongsToRollout(condition, expected, newReplicaSet, deployment.metadata.name))
     return void 0;
   return { source: "condition", reason: condition.reason, message: condition.message ?? "", rule };
@@ -65769,7 +65938,7 @@ var init_replicaset = __esm({
       },
       failure(set) {
         const condition = conditionOf(set, "ReplicaFailure");
-        const rule = condition?.status === "True" && condition.reason ? DEPLOYMENT_CONDITION_REASONS[condition.reason] : void 0;
+        const rule = condition?.status === "True" && condition.reason ? conditionRuleFor(condition.reason, condition.message) : void 0;
         return rule && condition?.reason ? { source: "condition", reason: condition.reason, message: condition.message ?? "", rule } : void 0;
       },
       progress(set) {
@@ -65941,7 +66110,7 @@ function chooseRow(ref, overrides, rules, problems, statusGraceMs) {
     );
   return rowFor(ref, statusGraceMs);
 }
-function runsPods(ref) {
+function runsPods2(ref) {
   return rowFor(ref).runsPods === true;
 }
 function findObject(snapshot2, ref) {
@@ -67041,9 +67210,9 @@ function copies(change) {
 }
 function roundOf(step) {
   const removing = step.action === "delete" || step.action === "keep" && CREATED_AND_KEPT.has(step.reason);
-  if (removing) return runsPods(step.ref) ? "delete workloads" : "delete the rest";
+  if (removing) return runsPods2(step.ref) ? "delete workloads" : "delete the rest";
   if (DEFINITIONS.has(groupKind(step.ref))) return "definitions";
-  return runsPods(step.ref) ? "workloads" : "configuration";
+  return runsPods2(step.ref) ? "workloads" : "configuration";
 }
 function restoreRounds(steps, stages = /* @__PURE__ */ new Map()) {
   const stageOf2 = (step) => stages.get(objectKey(step.ref)) ?? 0;
@@ -67932,7 +68101,7 @@ __export(private_copies_exports, {
   removeCopiesOf: () => removeCopiesOf
 });
 import { mkdtemp, readdir as readdir3, rm, writeFile } from "node:fs/promises";
-import { tmpdir as tmpdir2 } from "node:os";
+import { tmpdir as tmpdir3 } from "node:os";
 import path12 from "node:path";
 function privateCopies(runId) {
   let directory;
@@ -67954,16 +68123,16 @@ function privateCopies(runId) {
 }
 async function removeCopiesOf(runId) {
   const prefix2 = path12.basename(copiesPrefix(runId));
-  const entries2 = await readdir3(tmpdir2()).catch(() => []);
+  const entries2 = await readdir3(tmpdir3()).catch(() => []);
   await Promise.all(
-    entries2.filter((name) => name.startsWith(prefix2)).map((name) => rm(path12.join(tmpdir2(), name), { recursive: true, force: true }).catch(() => void 0))
+    entries2.filter((name) => name.startsWith(prefix2)).map((name) => rm(path12.join(tmpdir3(), name), { recursive: true, force: true }).catch(() => void 0))
   );
 }
 var copiesPrefix;
 var init_private_copies = __esm({
   "src/restore/private-copies.ts"() {
     "use strict";
-    copiesPrefix = (runId) => path12.join(tmpdir2(), runId ? `kguard-restore-${runId}-` : "kguard-restore-");
+    copiesPrefix = (runId) => path12.join(tmpdir3(), runId ? `kguard-restore-${runId}-` : "kguard-restore-");
   }
 });
 
@@ -69690,42 +69859,31 @@ var init_documents = __esm({
 });
 
 // src/manifests/limits.ts
-function oversizedObjects(text2, origin) {
-  if (Buffer.byteLength(text2) <= PARSE_ABOVE_BYTES) return [];
-  const documents = splitDocuments(text2) ?? [{ index: 1, text: text2, json: false, head: void 0 }];
-  const found = [];
-  for (const document2 of documents) {
-    const bytes3 = Buffer.byteLength(document2.text);
-    if (bytes3 <= PARSE_ABOVE_BYTES) continue;
-    const where2 = documents.length > 1 ? `${origin} (document ${document2.index})` : origin;
-    let value;
-    try {
-      value = document2.json ? JSON.parse(document2.text) : (0, import_yaml9.parse)(document2.text, { uniqueKeys: false });
-    } catch {
-      if (bytes3 > 3 * MAX_REQUEST_BODY_BYTES)
-        found.push({ where: where2, problem: requestProblem(bytes3, "its text alone is") });
-      continue;
-    }
-    for (const object of objectsOf(value)) {
-      const metadata = isRecord(object.metadata) ? object.metadata : {};
-      const named = {
-        where: where2,
-        kind: typeof object.kind === "string" ? object.kind : void 0,
-        name: typeof metadata.name === "string" ? metadata.name : void 0
-      };
-      const data = dataBytes(object);
-      if (data !== void 0 && data > MAX_DATA_BYTES) {
-        found.push({
-          ...named,
-          problem: `its data holds ${data} bytes; the API server takes at most ${MAX_DATA_BYTES} (1 MiB) in a ${named.kind}`
-        });
-        continue;
-      }
-      const body = Buffer.byteLength(JSON.stringify(object));
-      if (body > MAX_REQUEST_BODY_BYTES) found.push({ ...named, problem: requestProblem(body, "as JSON it is") });
-    }
+function oversizedInDocument(text2, json, where2) {
+  const bytes3 = Buffer.byteLength(text2);
+  if (bytes3 <= PARSE_ABOVE_BYTES) return [];
+  let value;
+  try {
+    value = json ? JSON.parse(text2) : (0, import_yaml9.parse)(text2, { uniqueKeys: false });
+  } catch {
+    return bytes3 > 3 * MAX_REQUEST_BODY_BYTES ? [{ where: where2, problem: requestProblem(bytes3, "its text alone is") }] : [];
   }
-  return found;
+  return objectsOf(value).flatMap((object) => objectProblems(object, where2));
+}
+function objectProblems(object, where2) {
+  const metadata = isRecord(object.metadata) ? object.metadata : {};
+  const named = {
+    where: where2,
+    kind: typeof object.kind === "string" ? object.kind : void 0,
+    name: typeof metadata.name === "string" ? metadata.name : void 0
+  };
+  const data = dataBytes(object);
+  if (data !== void 0 && data > MAX_DATA_BYTES) return [{ ...named, problem: dataProblem(data, named.kind) }];
+  const body = Buffer.byteLength(JSON.stringify(object));
+  return body > MAX_REQUEST_BODY_BYTES ? [{ ...named, problem: requestProblem(body, "as JSON it is") }] : [];
+}
+function dataProblem(bytes3, kind) {
+  return `its data holds ${bytes3} bytes; the API server takes at most ${MAX_DATA_BYTES} (1 MiB) in a ${kind}`;
 }
 function requestProblem(bytes3, what) {
   return `${what} ${bytes3} bytes; the API server takes a request body of at most ${MAX_REQUEST_BODY_BYTES} (3 MiB)`;
@@ -69760,10 +69918,285 @@ var init_limits = __esm({
   }
 });
 
+// src/manifests/size-stream.ts
+import { createReadStream as createReadStream2 } from "node:fs";
+async function oversizedInFile(path17, origin) {
+  const found = [];
+  let documents = 0;
+  let json;
+  let current2;
+  const end = () => {
+    if (!current2?.hasContent) return;
+    documents += 1;
+    const problems = current2.verdict();
+    if (problems.length > 0) found.push({ index: documents, problems });
+  };
+  for await (const line of linesOf(path17)) {
+    if (json === void 0 && !isBlank(line)) json = line[firstNonSpace(line)] === 123;
+    if (!json && line[0] === 45 && line[1] === 45 && line[2] === 45) {
+      const rest = line.subarray(3).toString("utf8").trim();
+      end();
+      current2 = new DocumentSizer(false);
+      if (rest !== "" && !rest.startsWith("#")) current2.add(Buffer.from(rest));
+      continue;
+    }
+    current2 ??= new DocumentSizer(json === true);
+    current2.add(line);
+  }
+  end();
+  return found.flatMap(
+    ({ index, problems }) => problems.map((problem) => ({ ...problem, where: documents > 1 ? `${origin} (document ${index})` : origin }))
+  );
+}
+async function* linesOf(path17) {
+  let pieces = [];
+  for await (const chunk of createReadStream2(path17, { highWaterMark: 1024 * 1024 })) {
+    let start = 0;
+    for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
+      const piece = chunk.subarray(start, end);
+      const line = pieces.length > 0 ? Buffer.concat([...pieces, piece]) : piece;
+      pieces = [];
+      yield line[line.length - 1] === 13 ? line.subarray(0, line.length - 1) : line;
+      start = end + 1;
+    }
+    if (start < chunk.length) pieces.push(chunk.subarray(start));
+  }
+  if (pieces.length > 0) yield Buffer.concat(pieces);
+}
+function firstNonSpace(line) {
+  let index = 0;
+  while (index < line.length && (line[index] === 32 || line[index] === 9)) index++;
+  return index;
+}
+function isBlank(line) {
+  const first = firstNonSpace(line);
+  return first === line.length || line[first] === 35;
+}
+function plainEntries(lines) {
+  const entries2 = {};
+  for (const line of lines) {
+    if (line.trim() === "") continue;
+    const match = PLAIN_ENTRY.exec(line);
+    if (!match) return void 0;
+    const [, key, value] = match;
+    if (NOT_A_STRING.test(value) || value.includes(": ") || value.includes(" #") || value.endsWith(":"))
+      return void 0;
+    entries2[key] = value;
+  }
+  return entries2;
+}
+function readYaml(text2) {
+  try {
+    return (0, import_yaml10.parse)(text2, { uniqueKeys: false });
+  } catch {
+    return void 0;
+  }
+}
+function jsonBytes(value) {
+  if (typeof value === "string" && !NEEDS_ESCAPE.test(value)) return Buffer.byteLength(value) + 2;
+  return Buffer.byteLength(JSON.stringify(value) ?? "null");
+}
+function isRecord2(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+var import_yaml10, WHOLE_BYTES, PART_BYTES, DocumentSizer, EntryBatches, PLAIN_ENTRY, NOT_A_STRING, NEEDS_ESCAPE;
+var init_size_stream = __esm({
+  "src/manifests/size-stream.ts"() {
+    "use strict";
+    import_yaml10 = __toESM(require_dist(), 1);
+    init_limits();
+    init_quick_look();
+    WHOLE_BYTES = 4 * 1024 * 1024;
+    PART_BYTES = 1024 * 1024;
+    DocumentSizer = class {
+      constructor(json) {
+        this.json = json;
+      }
+      json;
+      hasContent = false;
+      bytes = 0;
+      pending = [];
+      whole = [];
+      wholeBytes = 0;
+      part;
+      keys = 0;
+      head = {};
+      jsonBytes = 2;
+      data = { plain: 0, decoded: 0, other: 0 };
+      items = [];
+      unreadable = false;
+      add(raw) {
+        const bytes3 = raw.length + 1;
+        this.bytes += bytes3;
+        if (!this.hasContent && !isBlank(raw)) this.hasContent = true;
+        if (this.pending) {
+          this.pending.push(raw);
+          if (this.bytes <= PARSE_ABOVE_BYTES) return;
+          const kept = this.pending;
+          this.pending = void 0;
+          for (const line of kept) this.addText(line.toString("utf8"));
+          return;
+        }
+        this.addText(raw.toString("utf8"));
+      }
+      addText(line) {
+        if (this.whole) {
+          this.whole.push(line);
+          this.wholeBytes += Buffer.byteLength(line) + 1;
+          if (this.json || this.wholeBytes <= WHOLE_BYTES) return;
+          const kept = this.whole;
+          this.whole = void 0;
+          for (const keptLine of kept) this.partLine(keptLine, Buffer.byteLength(keptLine) + 1);
+          return;
+        }
+        this.partLine(line, Buffer.byteLength(line) + 1);
+      }
+      /** What the API server would refuse of this document (`where` is set by the caller). */
+      verdict() {
+        if (this.bytes <= PARSE_ABOVE_BYTES) return [];
+        if (this.whole) return oversizedInDocument(this.whole.join("\n"), this.json, "");
+        this.closePart();
+        if (this.unreadable)
+          return this.bytes > 3 * MAX_REQUEST_BODY_BYTES ? [{ where: "", problem: requestProblem(this.bytes, "its text alone is") }] : [];
+        const metadata = isRecord2(this.head.metadata) ? this.head.metadata : {};
+        const named = {
+          where: "",
+          kind: typeof this.head.kind === "string" ? this.head.kind : void 0,
+          name: typeof metadata.name === "string" ? metadata.name : void 0
+        };
+        if (named.kind?.endsWith("List")) return this.items;
+        if (this.head.apiVersion === "v1" && (named.kind === "ConfigMap" || named.kind === "Secret")) {
+          const data = (named.kind === "Secret" ? this.data.decoded : this.data.plain) + this.data.other;
+          if (data > MAX_DATA_BYTES) return [{ ...named, problem: dataProblem(data, named.kind) }];
+        }
+        return this.jsonBytes > MAX_REQUEST_BODY_BYTES ? [{ ...named, problem: requestProblem(this.jsonBytes, "as JSON it is") }] : [];
+      }
+      partLine(line, bytes3) {
+        if (this.unreadable) return;
+        if (/^[^\s#]/.test(line) && !line.startsWith("...")) {
+          this.closePart();
+          if (line.startsWith("- ") || line === "-" || line.startsWith("[") || line.startsWith("{")) this.unreadable = true;
+          this.part = { key: line, lines: [line], bytes: bytes3 };
+          return;
+        }
+        const part = this.part;
+        if (!part) return;
+        part.bytes += bytes3;
+        if (part.entries) {
+          part.entries.add(line);
+          return;
+        }
+        part.lines.push(line);
+        const key = /^([^\s:#'"]+):\s*(#.*)?$/.exec(part.key)?.[1];
+        if (part.bytes > PART_BYTES && key !== void 0) {
+          part.entries = new EntryBatches((values, first) => this.countEntries(key, values, first));
+          for (const child of part.lines.slice(1)) part.entries.add(child);
+          part.lines = [];
+        }
+      }
+      closePart() {
+        const part = this.part;
+        this.part = void 0;
+        if (!part || this.unreadable) return;
+        if (part.entries) {
+          part.entries.end();
+          this.jsonBytes += 1;
+          return;
+        }
+        const value = readYaml(part.lines.join("\n"));
+        if (!isRecord2(value)) {
+          if (part.lines.some((line) => line.trim() !== "" && !line.trim().startsWith("#"))) this.unreadable = true;
+          return;
+        }
+        for (const [key, inner] of Object.entries(value)) this.countKey(key, inner);
+      }
+      countKey(key, value) {
+        this.jsonBytes += (this.keys > 0 ? 1 : 0) + jsonBytes(key) + 1 + jsonBytes(value);
+        this.keys += 1;
+        if (key === "apiVersion" || key === "kind" || key === "metadata") this.head[key] = value;
+        if (key === "data" || key === "binaryData" || key === "stringData") this.countData(key, value);
+        if (key === "items" && Array.isArray(value)) this.countItems(value);
+      }
+      /** A batch of a big value's entries: a mapping's keys, or a sequence's items. */
+      countEntries(key, values, first) {
+        if (first) {
+          this.jsonBytes += (this.keys > 0 ? 1 : 0) + jsonBytes(key) + 1 + 1;
+          this.keys += 1;
+        }
+        if (Array.isArray(values)) {
+          values.forEach((value, index) => {
+            this.jsonBytes += (first && index === 0 ? 0 : 1) + jsonBytes(value);
+          });
+          if (key === "items") this.countItems(values);
+          return;
+        }
+        if (!isRecord2(values)) {
+          this.unreadable = true;
+          return;
+        }
+        Object.entries(values).forEach(([name, value], index) => {
+          this.jsonBytes += (first && index === 0 ? 0 : 1) + jsonBytes(name) + 1 + jsonBytes(value);
+        });
+        if (key === "data" || key === "binaryData" || key === "stringData") this.countData(key, values);
+        if (key === "metadata" && typeof values.name === "string") this.head.metadata = { name: values.name };
+      }
+      countItems(items) {
+        for (const item of items) if (isRecord2(item)) this.items.push(...objectProblems(item, ""));
+      }
+      countData(field, values) {
+        if (!isRecord2(values)) return;
+        for (const value of Object.values(values)) {
+          if (typeof value !== "string") continue;
+          if (field === "data") {
+            this.data.plain += Buffer.byteLength(value);
+            if (this.head.kind !== "ConfigMap") this.data.decoded += Buffer.from(value, "base64").length;
+          } else this.data.other += field === "binaryData" ? Buffer.from(value, "base64").length : Buffer.byteLength(value);
+        }
+      }
+    };
+    EntryBatches = class {
+      constructor(onBatch) {
+        this.onBatch = onBatch;
+      }
+      onBatch;
+      indent;
+      batch = [];
+      bytes = 0;
+      first = true;
+      add(line) {
+        const trimmed = line.trim();
+        const indent = line.length - line.trimStart().length;
+        const content = trimmed !== "" && !trimmed.startsWith("#");
+        if (this.indent === void 0 && content) this.indent = indent;
+        if (content && indent === this.indent && this.bytes > PART_BYTES) this.flush();
+        this.batch.push(line.slice(Math.min(this.indent ?? 0, indent)));
+        this.bytes += line.length + 1;
+      }
+      end() {
+        this.flush();
+      }
+      flush() {
+        if (this.batch.length === 0) return;
+        const lines = this.batch;
+        this.batch = [];
+        this.bytes = 0;
+        const values = plainEntries(lines) ?? readYaml(lines.join("\n"));
+        const text2 = values === void 0 ? lines.join("\n") : "";
+        if (values === void 0 && !/\S/.test(text2.replace(/^\s*#.*$/gm, ""))) return;
+        this.onBatch(values, this.first);
+        this.first = false;
+      }
+    };
+    PLAIN_ENTRY = /^([A-Za-z0-9._/-]+): ([^\s!&*|>'"%@`{}[\],#?:-][^\t]*?|-[^\s\t][^\t]*?) *$/;
+    NOT_A_STRING = /^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
+    NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+  }
+});
+
 // src/manifests/inputs.ts
 import { createHash } from "node:crypto";
 import { mkdtemp as mkdtemp2, readFile as readFile5, rm as rm2, stat as stat4, writeFile as writeFile2 } from "node:fs/promises";
-import { tmpdir as tmpdir3 } from "node:os";
+import { tmpdir as tmpdir4 } from "node:os";
 import path13 from "node:path";
 async function prepareInputs(input, deps) {
   if (input.kustomize !== void 0 && input.filenames.length > 0) {
@@ -69775,7 +70208,7 @@ async function prepareInputs(input, deps) {
   if (input.filenames.filter((name) => name === "-").length > 1) {
     throw new InputError("-f - (stdin) can be given only once.");
   }
-  const directory = await mkdtemp2(path13.join(tmpdir3(), "kguard-input-"));
+  const directory = await mkdtemp2(path13.join(tmpdir4(), "kguard-input-"));
   const prepared = {
     filenames: [],
     recursive: input.recursive,
@@ -69829,10 +70262,8 @@ function withOrigins(text2, origins) {
 async function refuseOversized(inputs) {
   const files = manifestFiles(inputs.filenames, inputs.recursive);
   const found = (await Promise.all(
-    files.map(async (file) => {
-      const text2 = await readFile5(file, "utf8").catch(() => void 0);
-      return text2 === void 0 ? [] : oversizedObjects(text2, inputs.origins.get(file) ?? file);
-    })
+    // Read a line at a time, a big document a part at a time (size-stream.ts): bounded memory for any input.
+    files.map((file) => oversizedInFile(file, inputs.origins.get(file) ?? file).catch(() => []))
   )).flat();
   if (found.length === 0) return;
   const lines = found.map(
@@ -69857,7 +70288,7 @@ var init_inputs = __esm({
   "src/manifests/inputs.ts"() {
     "use strict";
     init_errors();
-    init_limits();
+    init_size_stream();
     init_locate();
   }
 });
@@ -69998,7 +70429,7 @@ var init_understand = __esm({
 
 // src/manifests/phase-files.ts
 import { mkdtemp as mkdtemp3, readFile as readFile6, rm as rm3, mkdir, writeFile as writeFile3 } from "node:fs/promises";
-import { tmpdir as tmpdir4 } from "node:os";
+import { tmpdir as tmpdir5 } from "node:os";
 import path14 from "node:path";
 async function phaseInputs(inputs) {
   const files = manifestFiles(inputs.filenames, inputs.recursive);
@@ -70016,7 +70447,7 @@ async function phaseInputs(inputs) {
   }
   const planned = planPhases(placed);
   if (!planned) return void 0;
-  const root = await mkdtemp3(path14.join(tmpdir4(), "kguard-phases-"));
+  const root = await mkdtemp3(path14.join(tmpdir5(), "kguard-phases-"));
   const phased = {
     parts: [],
     origins: /* @__PURE__ */ new Map(),
@@ -70124,7 +70555,8 @@ async function readByClient(server, identityRequest, inputs, deps, part) {
       stderr: said2.stderr,
       timedOut: said2.timedOut
     });
-    const message = `kubectl cannot read the manifests: ${withOrigins(failure.detail, inputs.origins)}. Next: ${failure.nextStep}; nothing was applied.`;
+    const what = failure.kind === "unauthorized" ? "kubectl could not log in to the cluster" : "kubectl cannot read the manifests";
+    const message = `${what}: ${withOrigins(failure.detail, inputs.origins)}. Next: ${failure.nextStep}; nothing was applied.`;
     if (failure.kind === "unreachable" || failure.kind === "forbidden" || failure.kind === "unauthorized" || client.timedOut) {
       throw new KubectlError(message, void 0, client.stderr);
     }
@@ -71544,7 +71976,7 @@ var init_job2 = __esm({
 
 // src/run/apply/verify-step.ts
 import { mkdtemp as mkdtemp4, rm as rm4, writeFile as writeFile4 } from "node:fs/promises";
-import { tmpdir as tmpdir5 } from "node:os";
+import { tmpdir as tmpdir6 } from "node:os";
 import path15 from "node:path";
 function verifies(options) {
   return options.verifyCommands.length > 0 || options.verifyJobs.length > 0 || options.bakeMs > 0 || !!options.analysis;
@@ -71679,7 +72111,7 @@ function privateReportFile() {
   let directory;
   return {
     async write(json) {
-      directory ??= mkdtemp4(path15.join(tmpdir5(), "kguard-verify-"));
+      directory ??= mkdtemp4(path15.join(tmpdir6(), "kguard-verify-"));
       const file = path15.join(await directory, "report.json");
       await writeFile4(file, `${json}
 `, { mode: 384 });
@@ -72036,8 +72468,11 @@ function parseReference(image) {
 }
 function endpointOf(domain, insecureRegistries) {
   const host = domain === DOCKER_HUB ? "registry-1.docker.io" : domain;
-  const plain2 = isLoopback(domain) || insecureRegistries.includes(domain);
+  const plain2 = isLoopback(domain) || insecureRegistries.some((registry) => registryHost(registry) === domain);
   return `${plain2 ? "http" : "https"}://${host}`;
+}
+function registryHost(registry) {
+  return registry.trim().replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/\/+$/, "");
 }
 function isLoopback(domain) {
   const host = domain.startsWith("[") ? domain.slice(1, domain.indexOf("]")) : domain.replace(/:\d+$/, "");
@@ -72119,6 +72554,10 @@ function verdictOf(status2, errors, asked, registry) {
 function plain(text2) {
   return text2.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").slice(0, 200);
 }
+function deadlineOrCancel(requestTimeoutMs, cancel) {
+  const deadline = AbortSignal.timeout(requestTimeoutMs);
+  return cancel ? AbortSignal.any([deadline, cancel]) : deadline;
+}
 var MAX_BODY_BYTES;
 var init_answers = __esm({
   "src/images/answers.ts"() {
@@ -72132,7 +72571,7 @@ var proxied_transport_exports = {};
 __export(proxied_transport_exports, {
   proxiedTransport: () => proxiedTransport
 });
-function proxiedTransport(requestTimeoutMs, env2) {
+function proxiedTransport(requestTimeoutMs, env2, cancel) {
   const newAgent = () => new import_undici3.EnvHttpProxyAgent({
     httpProxy: env2.HTTP_PROXY ?? env2.http_proxy,
     httpsProxy: env2.HTTPS_PROXY ?? env2.https_proxy,
@@ -72156,7 +72595,7 @@ function proxiedTransport(requestTimeoutMs, env2) {
   };
   return {
     send(url, method, headers) {
-      const signal = AbortSignal.timeout(requestTimeoutMs);
+      const signal = deadlineOrCancel(requestTimeoutMs, cancel);
       return new Promise((resolve, reject) => {
         const giveUp = () => {
           reject(signal.reason);
@@ -72183,13 +72622,15 @@ var init_proxied_transport = __esm({
 // src/images/transport.ts
 import http2 from "node:http";
 import https2 from "node:https";
-function transport(requestTimeoutMs, env2 = process.env) {
-  const straight = direct2(requestTimeoutMs);
+function transport(requestTimeoutMs, env2 = process.env, cancel) {
+  const straight = direct2(requestTimeoutMs, cancel);
   let proxied;
   return {
     async send(url, method, headers) {
       if (!proxyFor(new URL(url), env2)) return straight.send(url, method, headers);
-      proxied ??= Promise.resolve().then(() => (init_proxied_transport(), proxied_transport_exports)).then((module) => module.proxiedTransport(requestTimeoutMs, env2));
+      proxied ??= Promise.resolve().then(() => (init_proxied_transport(), proxied_transport_exports)).then(
+        (module) => module.proxiedTransport(requestTimeoutMs, env2, cancel)
+      );
       return (await proxied).send(url, method, headers);
     },
     async close() {
@@ -72197,12 +72638,12 @@ function transport(requestTimeoutMs, env2 = process.env) {
     }
   };
 }
-function direct2(requestTimeoutMs) {
+function direct2(requestTimeoutMs, cancel) {
   const agents = { http: new http2.Agent({ keepAlive: true }), https: new https2.Agent({ keepAlive: true }) };
   const send2 = (url, method, headers) => new Promise((resolve, reject) => {
     const target = new URL(url);
     const secure = target.protocol === "https:";
-    const signal = AbortSignal.timeout(requestTimeoutMs);
+    const signal = deadlineOrCancel(requestTimeoutMs, cancel);
     const failed2 = (error2) => reject(signal.aborted ? signal.reason : error2);
     const request3 = (secure ? https2 : http2).request(
       target,
@@ -72260,7 +72701,7 @@ var init_transport = __esm({
 });
 
 // src/images/registry.ts
-function registries(options, through = transport(options.requestTimeoutMs)) {
+function registries(options, through = transport(options.requestTimeoutMs, process.env, options.signal)) {
   const send2 = (url, method, headers) => through.send(url, method, { "user-agent": options.userAgent, ...headers });
   const ping = pinger(send2, options.requestTimeoutMs);
   const token = tokens(send2);
@@ -72472,7 +72913,8 @@ async function checkImagesStep(wouldBe, current2, options, deps) {
   const client = (deps.registries ?? registries)({
     requestTimeoutMs: options.requestTimeoutMs,
     insecureRegistries: options.insecureRegistries ?? [],
-    userAgent: `kguard/${kguardVersion()}`
+    userAgent: `kguard/${kguardVersion()}`,
+    signal: deps.signal
   });
   try {
     return await checkImages(wouldBe, current2, options, { ...deps, registries: client });
@@ -72530,7 +72972,7 @@ function verifyJobOf(file, text2, context, random) {
   const refuse = (why) => new InputError(`--verify-job ${file}: ${why}. Nothing was applied.`);
   let documents;
   try {
-    documents = (0, import_yaml10.parseAllDocuments)(text2, { version: "1.1" }).map((document2) => {
+    documents = (0, import_yaml11.parseAllDocuments)(text2, { version: "1.1" }).map((document2) => {
       if (document2.errors.length > 0) throw new Error(document2.errors[0].message);
       return document2.toJS();
     }).filter((content) => content !== null && content !== void 0);
@@ -72610,11 +73052,11 @@ async function prepareVerifyJobs(files, context, kubectl) {
   }
   return prepared;
 }
-var import_yaml10, VERIFY_LABEL;
+var import_yaml11, VERIFY_LABEL;
 var init_job_manifest = __esm({
   "src/verify/job-manifest.ts"() {
     "use strict";
-    import_yaml10 = __toESM(require_dist(), 1);
+    import_yaml11 = __toESM(require_dist(), 1);
     init_errors();
     init_labels();
     init_model();
@@ -72795,6 +73237,71 @@ var init_preview = __esm({
   }
 });
 
+// src/run/rollback/claim.ts
+function claimerOf(secret2) {
+  const raw = secret2.metadata.annotations?.[RECOVERING_BY_ANNOTATION];
+  if (!raw) return void 0;
+  const [host, pid] = raw.split(" ");
+  return holderOfAnnotations({ "kguard.dev/holder-host": host ?? "", "kguard.dev/holder-pid": pid ?? "" });
+}
+function describe3(holder) {
+  return `${holder.host} (pid ${holder.pid})`;
+}
+async function claimRecovery(target, self, limits, deps) {
+  const name = journalName(target.runId);
+  const started = deps.clock.now();
+  let seen = { since: started };
+  let lastClaimer;
+  for (; ; ) {
+    if (deps.signal?.aborted) throw new Error(`stopped while waiting for run ${target.runId} to be finished`);
+    const secret2 = await deps.kubectl.getObject("secrets", target.home, name);
+    if (!secret2 || target.uid !== void 0 && secret2.metadata.uid !== target.uid)
+      return { claimed: false, by: lastClaimer ? describe3(lastClaimer) : "another kguard" };
+    const claimer = claimerOf(secret2);
+    const now2 = deps.clock.now();
+    if (seen.resourceVersion !== secret2.metadata.resourceVersion)
+      seen = { resourceVersion: secret2.metadata.resourceVersion, since: now2 };
+    const state = claimer ? deps.probe(claimer) : "gone";
+    const mine = claimer && claimer.host === self.host && claimer.pid === self.pid;
+    const free = !claimer || mine || state === "gone" || state === "elsewhere" && now2 - seen.since > limits.standStillMs;
+    if (free) {
+      const annotations = { ...secret2.metadata.annotations, [RECOVERING_BY_ANNOTATION]: claimValue(self) };
+      const written2 = await deps.kubectl.replace(
+        { ...secret2, metadata: { ...secret2.metadata, annotations } },
+        secretPath(target.home, name),
+        limits.requestDeadlineMs
+      );
+      if (written2.ok) return { claimed: true };
+      if (written2.notFound) return { claimed: false, by: lastClaimer ? describe3(lastClaimer) : "another kguard" };
+      if (!written2.conflict)
+        throw new Error(`kguard could not claim run ${target.runId}'s journal: ${written2.message}`);
+      continue;
+    }
+    if (!lastClaimer) deps.onWait?.(describe3(claimer));
+    lastClaimer = claimer;
+    if (now2 - started > limits.deadlineMs)
+      throw new Error(
+        `run ${target.runId} is being finished by another kguard, ${describe3(claimer)}, which did not end within ${Math.round(limits.deadlineMs / 1e3)}s`
+      );
+    await deps.clock.sleep(POLL_MS2, deps.signal);
+  }
+}
+function claimValue(holder) {
+  const annotations = holderAnnotations(holder);
+  return `${annotations["kguard.dev/holder-host"]} ${annotations["kguard.dev/holder-pid"]}`;
+}
+var RECOVERING_BY_ANNOTATION, POLL_MS2, secretPath;
+var init_claim2 = __esm({
+  "src/run/rollback/claim.ts"() {
+    "use strict";
+    init_holder();
+    init_journal();
+    RECOVERING_BY_ANNOTATION = "kguard.dev/recovering-by";
+    POLL_MS2 = 1e3;
+    secretPath = (namespace, name) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`;
+  }
+});
+
 // src/run/rollback/recover.ts
 function lookAhead(namespace, deps) {
   const runs = listRuns(deps.kubectl, namespace, Date.now(), deps.probe);
@@ -72841,12 +73348,30 @@ async function finishDeadRuns(refs, namespaces, options, deps) {
     refs
   );
   for (const { run, namespace } of order) {
-    deps.reporter.emit({
-      kind: "recovering-run",
-      runId: run.runId,
-      why: run.liveness.why,
-      objects: run.journal.objects.map((entry) => entry.ref)
+    const objects = run.journal.objects.map((entry) => entry.ref);
+    const claim = await claimOf(
+      run,
+      options,
+      deps,
+      (by) => deps.reporter.emit({ kind: "recovering-run", runId: run.runId, why: run.liveness.why, objects, by })
+    ).catch((error2) => {
+      if (deps.signal?.aborted) throw error2;
+      throw new UnfinishedRunError(
+        `run ${run.runId} died (${run.liveness.why}) and left its journal on objects of this apply, and kguard could not take it over to finish it: ${error2 instanceof Error ? error2.message : String(error2)}. Nothing was applied. Next: kguard status shows it; kguard rollback ${run.runId} once the other kguard has ended, then run again.`
+      );
     });
+    if (!claim.claimed) {
+      deps.reporter.emit({
+        kind: "recovered-run",
+        runId: run.runId,
+        restored: 0,
+        untouched: objects.length,
+        by: claim.by
+      });
+      recovered.push({ runId: run.runId, restored: 0, untouched: objects.length });
+      continue;
+    }
+    deps.reporter.emit({ kind: "recovering-run", runId: run.runId, why: run.liveness.why, objects });
     const result = await runRollback({ runId: run.runId, namespace, deadlineMs: options.deadlineMs }, deps).catch(
       (error2) => {
         throw new UnfinishedRunError(
@@ -72869,12 +73394,27 @@ async function finishDeadRuns(refs, namespaces, options, deps) {
   }
   return { recovered, heldByLive, expired: expiredJournals(listed) };
 }
+function claimOf(run, options, deps, onWait) {
+  const journal = run.journal;
+  const home = journal.home ?? journal.namespace;
+  const uid = run.secrets.find((secret2) => secret2.namespace === home && secret2.name === journalName(run.runId))?.uid;
+  const restoreMs = (journal.requestTimeoutMs ?? 0) + options.deadlineMs + LEASE_DURATION_SECONDS * 1e3;
+  return claimRecovery(
+    { runId: run.runId, home, uid },
+    thisProcess(),
+    { standStillMs: restoreMs, deadlineMs: 2 * restoreMs, requestDeadlineMs: 3e4 },
+    { kubectl: deps.kubectl, clock: deps.clock, probe: deps.probe, signal: deps.signal, onWait }
+  );
+}
 var init_recover = __esm({
   "src/run/rollback/recover.ts"() {
     "use strict";
     init_errors();
     init_model();
+    init_holder();
     init_lease();
+    init_claim2();
+    init_journal();
     init_runs();
     init_rollback();
   }
@@ -76777,7 +77317,7 @@ async function runCommand2(raw, passThrough, session) {
   }
 }
 async function loadEarlyParts() {
-  const [early, exec, parse6, channel] = await Promise.all([
+  const [early, exec, parse7, channel] = await Promise.all([
     Promise.resolve().then(() => (init_early_start(), early_start_exports)),
     Promise.resolve().then(() => (init_exec(), exec_exports)).then(async (exec2) => {
       await exec2.readyToSpawn();
@@ -76786,11 +77326,11 @@ async function loadEarlyParts() {
     Promise.resolve().then(() => (init_parse(), parse_exports)),
     Promise.resolve().then(() => (init_api_channel(), api_channel_exports))
   ]);
-  return { early, exec, parse: parse6, channel };
+  return { early, exec, parse: parse7, channel };
 }
-async function startEarly2(options, session, { early, exec, parse: parse6, channel }) {
+async function startEarly2(options, session, { early, exec, parse: parse7, channel }) {
   if (options.dryRun || options.manifests.kustomize !== void 0) return void 0;
-  const { applyRequest: applyRequest2, requestTimeoutOf: requestTimeoutOf2 } = parse6;
+  const { applyRequest: applyRequest2, requestTimeoutOf: requestTimeoutOf2 } = parse7;
   return early.startEarly(
     {
       binary: kubectlBinary(),
@@ -76920,6 +77460,9 @@ async function main(argv) {
   try {
     const cli = buildCli(session, argv);
     explain = cli.explain;
+    const asksHelp = argv.length <= 2 || argv.slice(2).some((arg) => /^(-h|--help|-V|--version|help)$/.test(arg));
+    const temp = asksHelp ? void 0 : unusableTempDirectory();
+    if (temp) throw new KubectlError(temp);
     await cli.program.parseAsync(cli.words, { from: "user" });
   } catch (error2) {
     if (error2 instanceof CommanderError && error2.code === "commander.unknownOption")
@@ -77077,10 +77620,10 @@ __export(run_exports, {
 });
 import { spawn as spawn3 } from "node:child_process";
 import { appendFileSync as appendFileSync3, closeSync, mkdirSync, openSync as openSync2, readFileSync as readFileSync8, writeFileSync as writeFileSync3 } from "node:fs";
-import { constants as constants4, tmpdir as tmpdir6 } from "node:os";
+import { constants as constants5, tmpdir as tmpdir7 } from "node:os";
 import path16 from "node:path";
 async function runAction(kguard, env2 = process.env) {
-  const temp = env2.RUNNER_TEMP || tmpdir6();
+  const temp = env2.RUNNER_TEMP || tmpdir7();
   const stamp = `${process.pid}-${Date.now()}`;
   putOnPath(kguard, env2, path16.join(temp, `kguard-bin-${stamp}`));
   let args;
@@ -77124,7 +77667,7 @@ async function runAction(kguard, env2 = process.env) {
   });
   for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
   const exitCode = await new Promise((resolve) => {
-    child.on("exit", (code, signal) => resolve(code ?? 128 + (signal ? constants4.signals[signal] : 0)));
+    child.on("exit", (code, signal) => resolve(code ?? 128 + (signal ? constants5.signals[signal] : 0)));
     child.on("error", (error2) => {
       process.stdout.write(`::error title=kguard::${escapeData(`could not start kguard: ${error2.message}`)}
 `);
