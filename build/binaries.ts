@@ -110,6 +110,8 @@ export function buildBinary(target: BinaryTarget, outfile: string): void {
       '--no-compile-autoload-bunfig',
       '--define',
       `KGUARD_BUNDLED_VERSION=${JSON.stringify(version())}`,
+      '--define',
+      `KGUARD_EXECUTABLE=${JSON.stringify(target.asset)}`,
       '--outfile',
       outfile,
     ],

@@ -3,6 +3,8 @@
 //   node dist/build/cli.js binaries [ASSET...]  (npm run build:binaries: dist/binaries/, one executable per platform)
 //   node dist/build/cli.js cli      (npm run build, after tsc: dist/kguard.mjs and dist/kguard-parts/)
 //   node dist/build/cli.js krew TAG (after binaries: the krew archives, SHA256SUMS, rollout-guard.yaml)
+//   node dist/build/cli.js npm-platforms [--main]  (after binaries: dist/npm/<asset>/, one npm package per
+//     executable; --main also names them in package.json as optionalDependencies, for the release's npm pack)
 //   node dist/build/cli.js parts    (the table of what a start parses and what loads on demand)
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,6 +20,7 @@ import {
 import { cliMetafile, partRows, partsTable } from './parts.js';
 import { buildBinaries } from './binaries.js';
 import { releaseKrew } from './krew.js';
+import { addOptionalDependencies, writePlatformPackages } from './npm-platforms.js';
 
 const target = process.argv[2];
 if (target === 'action') {
@@ -36,9 +39,17 @@ if (target === 'action') {
   for (const file of buildBinaries(only.length > 0 ? only : undefined)) process.stdout.write(`wrote ${file}\n`);
 } else if (target === 'krew' && process.argv[3]) {
   process.stdout.write(`wrote ${releaseKrew(process.argv[3])}\n`);
+} else if (target === 'npm-platforms') {
+  for (const folder of writePlatformPackages()) process.stdout.write(`wrote ${folder}\n`);
+  if (process.argv.includes('--main')) {
+    addOptionalDependencies();
+    process.stdout.write('package.json: optionalDependencies name every platform package\n');
+  }
 } else if (target === 'parts') {
   process.stdout.write(`${partsTable(partRows(await cliMetafile()))}\n`);
 } else {
-  process.stderr.write('usage: node dist/build/cli.js action|binaries [ASSET...]|cli|krew TAG|parts\n');
+  process.stderr.write(
+    'usage: node dist/build/cli.js action|binaries [ASSET...]|cli|krew TAG|npm-platforms [--main]|parts\n',
+  );
   process.exitCode = 1;
 }

@@ -4,6 +4,8 @@
 import { readFileSync } from 'node:fs';
 
 declare const KGUARD_BUNDLED_VERSION: string | undefined;
+/** The release executable's asset name (`kguard-linux-x64`), set by its build (build/binaries.ts). */
+declare const KGUARD_EXECUTABLE: string | undefined;
 
 export function kguardVersion(): string {
   if (typeof KGUARD_BUNDLED_VERSION === 'string') return KGUARD_BUNDLED_VERSION;
@@ -17,7 +19,15 @@ export function kguardVersion(): string {
   }
 }
 
-/** The JavaScript runtime kguard runs on: `node 24.11.1`, or `bun 1.4.5` inside a release executable. */
-export function runtimeVersion(versions: NodeJS.ProcessVersions & { bun?: string } = process.versions): string {
-  return versions.bun ? `bun ${versions.bun}` : `node ${versions.node}`;
+/**
+ * What runs: `executable kguard-linux-x64, bun 1.4.5` (a release executable, which `npm install`
+ * brings where there is one for the platform), or `JavaScript, node 24.11.1` (the bundle or the
+ * compiled sources, on the Node that started them).
+ */
+export function runtimeVersion(
+  versions: NodeJS.ProcessVersions & { bun?: string } = process.versions,
+  executable: string | undefined = typeof KGUARD_EXECUTABLE === 'string' ? KGUARD_EXECUTABLE : undefined,
+): string {
+  if (executable) return `executable ${executable}, ${versions.bun ? `bun ${versions.bun}` : `node ${versions.node}`}`;
+  return versions.bun ? `JavaScript, bun ${versions.bun}` : `JavaScript, node ${versions.node}`;
 }

@@ -41,16 +41,7 @@ export async function guardedFleetApply(
   plan: FleetPlan,
   deps: FleetDeps,
 ): Promise<FleetResult> {
-  if (options.connectionArgs.some((arg) => arg.startsWith('--context='))) {
-    throw new InputError(
-      '--context and a fleet (--contexts, --canary) contradict each other: the fleet names its contexts. Drop --context.',
-    );
-  }
-  if (plan.rollback === 'all' && !options.journal && !options.dryRun) {
-    throw new InputError(
-      '--fleet-rollback all restores healthy clusters from their journals, and --no-journal writes none: drop --no-journal, or use --fleet-rollback failed.',
-    );
-  }
+  refuseContradictions(options, plan);
   // One id for the whole fleet run, journalled in every cluster it changes: `kguard status` and
   // `kguard rollback FLEET --contexts` find the fleet's runs by it after a crash.
   const fleet: FleetRun = {
@@ -62,7 +53,7 @@ export async function guardedFleetApply(
   // `-f -` is read once and given to every cluster.
   let stdin: Promise<Uint8Array> | undefined;
   const readStdin = () => (stdin ??= deps.readStdin());
-  const ends: Array<ClusterEnd & { report: JsonReport | null }> = plan.waves.flatMap((wave, index) =>
+  const ends: FleetEnd[] = plan.waves.flatMap((wave, index) =>
     wave.contexts.map((context) => ({
       context,
       wave: index + 1,
@@ -87,29 +78,11 @@ export async function guardedFleetApply(
       wave.map((end) => end.context),
     );
     await eachAtMost(wave, parallel ?? wave.length, async (end) => {
-      const reporter = sections.reporterFor(end.context);
-      reporter.emit({
-        kind: 'fleet-cluster',
-        context: end.context,
-        wave: end.wave,
-        step: 'apply',
-        fleetRunId: fleet.runId,
-      });
       try {
-        const run = await guardedApply(optionsOf(end), { ...deps, reporter, readStdin });
-        Object.assign(end, {
-          outcome: run.report.outcome,
-          exitCode: run.exitCode,
-          runId: run.runId,
-          report: run.report,
-        });
-      } catch (error) {
-        // kguard could not run there (unreachable, refused, bad input): nothing was applied there.
-        if (!(error instanceof KguardError)) throw error;
-        Object.assign(end, {
-          outcome: 'error',
-          exitCode: error.exitCode,
-          message: sanitizeText(error.message, deps.redactor),
+        await applyCluster(end, optionsOf(end), fleet, {
+          ...deps,
+          reporter: sections.reporterFor(end.context),
+          readStdin,
         });
       } finally {
         sections.end(end.context);
@@ -121,6 +94,41 @@ export async function guardedFleetApply(
 
   const failed = ends.some((end) => end.exitCode !== null && end.exitCode !== ExitCode.Success);
   const restore = failed ? clustersToRestore(ends, plan.rollback) : [];
+  await finishClusters(ends, restore, optionsOf, { plan, fleet, shared, options }, deps);
+  deps.reporter.close();
+  const exitCode = fleetExitCode(ends);
+  return {
+    report: {
+      reportVersion: 3,
+      fleet: true,
+      fleetRunId: fleet.runId,
+      outcome: fleetOutcome(ends),
+      exitCode,
+      fleetRollback: plan.rollback,
+      clusters: ends,
+    },
+    exitCode,
+  };
+}
+
+type FleetEnd = ClusterEnd & { report: JsonReport | null };
+
+/**
+ * After the waves, each healthy cluster: restored from its run's journal when the fleet takes it
+ * back (`restore`), else its journal forgotten, as a single run's is at its end.
+ */
+async function finishClusters(
+  ends: FleetEnd[],
+  restore: readonly ClusterEnd[],
+  optionsOf: (end: ClusterEnd) => GuardedApplyOptions,
+  {
+    plan,
+    fleet,
+    shared,
+    options,
+  }: { plan: FleetPlan; fleet: FleetRun; shared: Reporter; options: GuardedApplyOptions },
+  deps: FleetDeps,
+): Promise<void> {
   const restoreSections = new ClusterSections(
     shared,
     restore.map((end) => end.context),
@@ -152,20 +160,53 @@ export async function guardedFleetApply(
       }
     }),
   );
-  deps.reporter.close();
-  const exitCode = fleetExitCode(ends);
-  return {
-    report: {
-      reportVersion: 3,
-      fleet: true,
-      fleetRunId: fleet.runId,
-      outcome: fleetOutcome(ends),
-      exitCode,
-      fleetRollback: plan.rollback,
-      clusters: ends,
-    },
-    exitCode,
-  };
+}
+
+/** What a fleet cannot be given: --context (the waves name the contexts), and --no-journal when healthy clusters are restored from their journals. */
+function refuseContradictions(options: GuardedApplyOptions, plan: FleetPlan): void {
+  if (options.connectionArgs.some((arg) => arg.startsWith('--context='))) {
+    throw new InputError(
+      '--context and a fleet (--contexts, --canary) contradict each other: the fleet names its contexts. Drop --context.',
+    );
+  }
+  if (plan.rollback === 'all' && !options.journal && !options.dryRun) {
+    throw new InputError(
+      '--fleet-rollback all restores healthy clusters from their journals, and --no-journal writes none: drop --no-journal, or use --fleet-rollback failed.',
+    );
+  }
+}
+
+/** One cluster's run, the whole single-cluster pipeline; where it ended is written into `end`. */
+async function applyCluster(
+  end: FleetEnd,
+  options: GuardedApplyOptions,
+  fleet: FleetRun,
+  deps: FleetDeps,
+): Promise<void> {
+  deps.reporter.emit({
+    kind: 'fleet-cluster',
+    context: end.context,
+    wave: end.wave,
+    step: 'apply',
+    fleetRunId: fleet.runId,
+  });
+  try {
+    const run = await guardedApply(options, deps);
+    Object.assign(end, {
+      outcome: run.report.outcome,
+      exitCode: run.exitCode,
+      runId: run.runId,
+      report: run.report,
+    });
+  } catch (error) {
+    // kguard could not run there (unreachable, refused, bad input): nothing was applied there.
+    if (!(error instanceof KguardError)) throw error;
+    Object.assign(end, {
+      outcome: 'error',
+      exitCode: error.exitCode,
+      message: sanitizeText(error.message, deps.redactor),
+    });
+  }
 }
 
 /** Runs `work` on every item, at most `limit` at once, starting them in the items' order. */

@@ -66,6 +66,27 @@ export function buildProgram(name: string, words: readonly string[], handlers: P
     .version(kguardVersion(), '-V, --version')
     .addHelpText('after', () => applyHelp(name))
     .exitOverride();
+  applyCommand(program, name, words, handlers);
+  runCommands(program, handlers);
+  historyCommands(program, handlers);
+  program
+    .command('completion')
+    .description(
+      'print the shell completion script: source <(kguard completion bash), or kguard completion fish | source',
+    )
+    .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish']))
+    .action(async (shell: Shell) => handlers.completion(shell, program));
+  program
+    .command('version')
+    .description("print kguard's version and the runtime it runs on (--version: the version alone)")
+    .action(() => {
+      process.stdout.write(`${kguardVersion()} (${runtimeVersion()})\n`);
+    });
+  return program;
+}
+
+/** `kguard apply`: the flag table's options, kubectl's own, and the action. */
+function applyCommand(program: Command, name: string, words: readonly string[], handlers: ProgramHandlers): void {
   const rollbackFlags: string[] = [];
   const apply = flagOptions(program.command('apply'), APPLY_FLAGS)
     .description('apply manifests, watch every changed workload, restore everything the apply changed on failure')
@@ -83,6 +104,10 @@ export function buildProgram(name: string, words: readonly string[], handlers: P
   // Both flags write `rollback`; seeing each one lets a contradiction be refused (options.ts).
   apply.on('option:rollback', (mode: string) => rollbackFlags.push(`--rollback ${mode}`));
   apply.on('option:no-rollback', () => rollbackFlags.push('--no-rollback'));
+}
+
+/** `kguard rollback`, `status`, `unlock` and `forget`: the runs the cluster's journals and Leases show. */
+function runCommands(program: Command, handlers: ProgramHandlers): void {
   const journalOptions = (command: Command) =>
     withKubectlOptions(
       verbosityOptions(
@@ -150,6 +175,10 @@ export function buildProgram(name: string, words: readonly string[], handlers: P
     'dismiss a run on purpose: remove its journal and Leases and leave its objects as they are',
     'forget it even if it looks alive',
   );
+}
+
+/** `kguard history` and `undo`: the successful runs kept in the cluster. */
+function historyCommands(program: Command, handlers: ProgramHandlers): void {
   const historyAction = (command: 'history' | 'undo') => (run: string | undefined, raw: HistoryCommandOptions) =>
     handlers.history(command, run, raw);
   const historyOptions = (command: Command) =>
@@ -186,18 +215,4 @@ export function buildProgram(name: string, words: readonly string[], handlers: P
       formatDuration(DEFAULTS.timeoutMs),
     )
     .action(historyAction('undo'));
-  program
-    .command('completion')
-    .description(
-      'print the shell completion script: source <(kguard completion bash), or kguard completion fish | source',
-    )
-    .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish']))
-    .action(async (shell: Shell) => handlers.completion(shell, program));
-  program
-    .command('version')
-    .description("print kguard's version and the runtime it runs on (--version: the version alone)")
-    .action(() => {
-      process.stdout.write(`${kguardVersion()} (${runtimeVersion()})\n`);
-    });
-  return program;
 }

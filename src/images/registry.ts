@@ -51,46 +51,11 @@ export function registries(
   options: RegistryOptions,
   through: Transport = transport(options.requestTimeoutMs),
 ): Registries {
-  const pings = new Map<string, Promise<Ping>>();
-  const tokens = new Map<string, Promise<string | undefined>>();
-
   const send = (url: string, method: 'GET' | 'HEAD', headers: Record<string, string>): Promise<Answer> =>
     through.send(url, method, { 'user-agent': options.userAgent, ...headers });
 
-  const ping = (endpoint: string): Promise<Ping> => {
-    let known = pings.get(endpoint);
-    if (!known) {
-      known = send(`${endpoint}/v2/`, 'GET', {}).then(
-        (answer): Ping => {
-          if (answer.status === 200) return { ok: true };
-          const challenge = parseChallenge(headerOf(answer, 'www-authenticate'));
-          if (answer.status === 401 && challenge) return { ok: true, challenge };
-          return { ok: false, why: `it answers ${answer.status} to GET /v2/ (not an OCI distribution API)` };
-        },
-        (error: unknown): Ping => ({
-          ok: false,
-          why: `it cannot be reached from here (${networkCause(error, options.requestTimeoutMs)})`,
-        }),
-      );
-      pings.set(endpoint, known);
-    }
-    return known;
-  };
-
-  const token = (challenge: Challenge, scope: string, credential: PullCredential | undefined, key: string) => {
-    const cacheKey = `${challenge.params.realm}|${challenge.params.service}|${scope}|${key}`;
-    let known = tokens.get(cacheKey);
-    if (!known) {
-      const realm = new URL(challenge.params.realm ?? '');
-      if (challenge.params.service) realm.searchParams.set('service', challenge.params.service);
-      realm.searchParams.set('scope', scope);
-      known = send(realm.toString(), 'GET', credential ? { authorization: basic(credential) } : {}).then((answer) =>
-        answer.status === 200 ? tokenOf(answer.body) : undefined,
-      );
-      tokens.set(cacheKey, known);
-    }
-    return known;
-  };
+  const ping = pinger(send, options.requestTimeoutMs);
+  const token = tokens(send);
 
   const ask = async (image: ImageReference, credentials: readonly PullCredential[]): Promise<ImageAnswer> => {
     const endpoint = endpointOf(image.domain, options.insecureRegistries);
@@ -164,6 +129,51 @@ export function registries(
   };
 
   return { ask, close: () => through.close() };
+}
+
+type Send = (url: string, method: 'GET' | 'HEAD', headers: Record<string, string>) => Promise<Answer>;
+
+/** GET /v2/ of an endpoint, once: whether it speaks the distribution API, and its auth challenge. */
+function pinger(send: Send, requestTimeoutMs: number): (endpoint: string) => Promise<Ping> {
+  const cache = new Map<string, Promise<Ping>>();
+  return (endpoint: string): Promise<Ping> => {
+    let known = cache.get(endpoint);
+    if (!known) {
+      known = send(`${endpoint}/v2/`, 'GET', {}).then(
+        (answer): Ping => {
+          if (answer.status === 200) return { ok: true };
+          const challenge = parseChallenge(headerOf(answer, 'www-authenticate'));
+          if (answer.status === 401 && challenge) return { ok: true, challenge };
+          return { ok: false, why: `it answers ${answer.status} to GET /v2/ (not an OCI distribution API)` };
+        },
+        (error: unknown): Ping => ({
+          ok: false,
+          why: `it cannot be reached from here (${networkCause(error, requestTimeoutMs)})`,
+        }),
+      );
+      cache.set(endpoint, known);
+    }
+    return known;
+  };
+}
+
+/** A registry token, once per realm, service, scope and credential. */
+function tokens(send: Send) {
+  const cache = new Map<string, Promise<string | undefined>>();
+  return (challenge: Challenge, scope: string, credential: PullCredential | undefined, key: string) => {
+    const cacheKey = `${challenge.params.realm}|${challenge.params.service}|${scope}|${key}`;
+    let known = cache.get(cacheKey);
+    if (!known) {
+      const realm = new URL(challenge.params.realm ?? '');
+      if (challenge.params.service) realm.searchParams.set('service', challenge.params.service);
+      realm.searchParams.set('scope', scope);
+      known = send(realm.toString(), 'GET', credential ? { authorization: basic(credential) } : {}).then((answer) =>
+        answer.status === 200 ? tokenOf(answer.body) : undefined,
+      );
+      cache.set(cacheKey, known);
+    }
+    return known;
+  };
 }
 
 function basic(credential: PullCredential): string {

@@ -17,7 +17,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { MAY_NEED_PHASES, PARSE_ABOVE_BYTES } from '../manifests/quick-look.js';
 import type { ApiChannel } from './channel/api-channel.js';
 import { readKubeconfigTarget } from './kubeconfig.js';
-import { applyCommand, requestTimeoutWithin } from './output/parse.js';
+import { applyArgv, requestTimeoutWithin } from './output/parse.js';
 import type { Exec, ExecOptions, ExecResult } from './process/exec.js';
 import { pinnedArgs } from './target.js';
 import type { ApplyRequest, Target } from './types.js';
@@ -70,7 +70,7 @@ export async function startEarly(
   const pinned = pinnedArgs(given.connectionArgs, target);
   const args = [
     ...pinned,
-    ...applyCommand(request),
+    ...applyArgv(request),
     '--dry-run=server',
     '-o',
     'json',

@@ -19,7 +19,7 @@ import type { WorkloadSnapshot } from '../model/snapshot.js';
 import type { Expectation, FirstSeen, RolloutVerdict as Verdict } from '../model/verdict.js';
 import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
 import { gatherClues } from './clue-reads.js';
-import { pollingSource, WatchSource, WATCH_SOURCE_DEFAULTS, type WorkloadSource } from './sources.js';
+import { pollingSource, WatchSource, WATCH_SOURCE_DEFAULTS, type Reading, type WorkloadSource } from './sources.js';
 import { watchQueries } from './watch-scope.js';
 
 export interface TrackTarget {
@@ -97,61 +97,15 @@ async function trackFrom(
   deps: TrackDeps,
 ): Promise<Map<string, Tracked>> {
   const startedAt = deps.clock.now();
-  const pending = new Map<string, Watch>(
-    targets.map((target) => [
-      objectKey(target.workload),
-      {
-        target,
-        firstSeen: new Map(),
-        clues: NO_CLUES,
-        eventsReadAt: new Map(),
-        startingSince: new Map(),
-        reported: new Set(),
-        lastProgress: '',
-        lastPods: [],
-      },
-    ]),
-  );
+  const pending = new Map<string, Watch>(targets.map((target) => [objectKey(target.workload), newWatch(target)]));
   const done = new Map<string, Tracked>();
   const outages = new OutageNotes();
 
   while (pending.size > 0 && !deps.signal?.aborted) {
-    const typesByNamespace = new Map<string, Set<string>>();
-    for (const { target } of pending.values()) {
-      const types = typesByNamespace.get(target.workload.namespace) ?? new Set<string>();
-      for (const type of rowOf(target).reads(target.workload)) types.add(type);
-      typesByNamespace.set(target.workload.namespace, types);
-    }
-    const snapshots = await source.read(
-      new Map([...typesByNamespace].map(([namespace, types]) => [namespace, [...types]])),
-    );
+    const snapshots = await source.read(typesToRead(pending.values()));
     const now = deps.clock.now();
-    // Every workload's clues at once: each reads its unschedulable pods' events and one other pod's, through the pool.
-    await Promise.all(
-      [...pending.values()].map(async (watch) => {
-        const snapshot = snapshots.get(watch.target.workload.namespace);
-        if (snapshot && !(snapshot instanceof Error))
-          await gatherClues(watch, rulesOf(watch.target), snapshot, now, deps.kubectl);
-      }),
-    );
-    for (const [namespace, snapshot] of snapshots) {
-      const said = outages.see(
-        namespace,
-        snapshot instanceof Error ? snapshot : undefined,
-        now,
-        new Date().toISOString(),
-      );
-      if (said) deps.reporter.emit(said);
-    }
-    const finals: Array<[string, Watch, Verdict]> = [];
-    for (const [key, watch] of pending) {
-      const snapshot = snapshots.get(watch.target.workload.namespace);
-      const verdict =
-        snapshot === undefined || snapshot instanceof Error
-          ? unreachableVerdict(watch, snapshot, now - startedAt >= timeoutOf(watch.target, options))
-          : observe(watch, snapshot, now, startedAt, options, deps.reporter);
-      if (verdict && FINAL_STATES.has(verdict.state)) finals.push([key, watch, verdict]);
-    }
+    await gatherLook(pending.values(), snapshots, now, outages, deps);
+    const finals = finalVerdicts(pending, snapshots, now, startedAt, options, deps);
     // The evidence of every verdict reached at this look (events, logs), gathered at once.
     const finished = await Promise.all(
       finals.map(([, watch, verdict]) => finish(watch, verdict, now - startedAt, options, deps)),
@@ -166,13 +120,7 @@ async function trackFrom(
     if (options.stopWhenAnyFails && anyFailed) {
       // The others are restored with the failing one; their last verdict says where they stood.
       for (const [key, watch] of pending) {
-        if (watch.lastVerdict)
-          done.set(key, {
-            target: watch.target,
-            verdict: watch.lastVerdict,
-            elapsedMs: now - startedAt,
-            newPods: watch.lastPods,
-          });
+        if (watch.lastVerdict) done.set(key, stoodAt(watch, watch.lastVerdict, now - startedAt));
       }
       break;
     }
@@ -185,20 +133,92 @@ async function trackFrom(
   }
   for (const [key, watch] of pending) {
     // Cancelled: where each rollout stood when kguard stopped watching.
-    const stoodAt = watch.lastVerdict ?? {
+    const verdict: Verdict = watch.lastVerdict ?? {
       state: 'progressing',
       progress: NO_PROGRESS,
       findings: [],
       waitingFor: 'not observed yet',
     };
-    done.set(key, {
-      target: watch.target,
-      verdict: stoodAt,
-      elapsedMs: deps.clock.now() - startedAt,
-      newPods: watch.lastPods,
-    });
+    done.set(key, stoodAt(watch, verdict, deps.clock.now() - startedAt));
   }
   return done;
+}
+
+function newWatch(target: TrackTarget): Watch {
+  return {
+    target,
+    firstSeen: new Map(),
+    clues: NO_CLUES,
+    eventsReadAt: new Map(),
+    startingSince: new Map(),
+    reported: new Set(),
+    lastProgress: '',
+    lastPods: [],
+  };
+}
+
+/** What one look reads: per namespace, every type a pending target's row reads. */
+function typesToRead(watches: Iterable<Watch>): Map<string, string[]> {
+  const typesByNamespace = new Map<string, Set<string>>();
+  for (const { target } of watches) {
+    const types = typesByNamespace.get(target.workload.namespace) ?? new Set<string>();
+    for (const type of rowOf(target).reads(target.workload)) types.add(type);
+    typesByNamespace.set(target.workload.namespace, types);
+  }
+  return new Map([...typesByNamespace].map(([namespace, types]) => [namespace, [...types]]));
+}
+
+/** After a look: every workload's clues, and a note for each namespace that stopped or started answering. */
+async function gatherLook(
+  watches: Iterable<Watch>,
+  snapshots: Map<string, Reading>,
+  now: number,
+  outages: OutageNotes,
+  deps: Pick<TrackDeps, 'kubectl' | 'reporter'>,
+): Promise<void> {
+  // Every workload's clues at once: each reads its unschedulable pods' events and one other pod's, through the pool.
+  await Promise.all(
+    [...watches].map(async (watch) => {
+      const snapshot = snapshots.get(watch.target.workload.namespace);
+      if (snapshot && !(snapshot instanceof Error))
+        await gatherClues(watch, rulesOf(watch.target), snapshot, now, deps.kubectl);
+    }),
+  );
+  for (const [namespace, snapshot] of snapshots) {
+    const said = outages.see(
+      namespace,
+      snapshot instanceof Error ? snapshot : undefined,
+      now,
+      new Date().toISOString(),
+    );
+    if (said) deps.reporter.emit(said);
+  }
+}
+
+/** Each pending workload judged on this look; those whose verdict is final. */
+function finalVerdicts(
+  pending: Map<string, Watch>,
+  snapshots: Map<string, Reading>,
+  now: number,
+  startedAt: number,
+  options: TrackOptions,
+  deps: Pick<TrackDeps, 'reporter'>,
+): Array<[string, Watch, Verdict]> {
+  const finals: Array<[string, Watch, Verdict]> = [];
+  for (const [key, watch] of pending) {
+    const snapshot = snapshots.get(watch.target.workload.namespace);
+    const verdict =
+      snapshot === undefined || snapshot instanceof Error
+        ? unreachableVerdict(watch, snapshot, now - startedAt >= timeoutOf(watch.target, options))
+        : observe(watch, snapshot, now, startedAt, options, deps.reporter);
+    if (verdict && FINAL_STATES.has(verdict.state)) finals.push([key, watch, verdict]);
+  }
+  return finals;
+}
+
+/** Where a workload stood when kguard stopped watching it. */
+function stoodAt(watch: Watch, verdict: Verdict, elapsedMs: number): Tracked {
+  return { target: watch.target, verdict, elapsedMs, newPods: watch.lastPods };
 }
 
 export function rowOf(target: TrackTarget): KindRow {

@@ -17,6 +17,8 @@
 //      the processes and requests of each
 //   8. a fleet of 3 clusters against 3 single-cluster runs one after another, healthy and failing
 //      in the last cluster: wall time and kubectl processes (fleet.ts)
+// `--real` runs real.ts instead: kguard beside kubectl and Helm 4 on the real control plane
+// (its sections and flags there).
 //   9. time to verdict on real pods (a real node) against kube-sim: missing image, crash loop,
 //      OOMKilled, failing readiness (real-pods.ts; at most 3 runs each; `--only real-pods`)
 // `--only scale` runs section 7 alone; `--sizes 10,100` picks its sizes. `--only overhead` runs
@@ -32,6 +34,7 @@ import { Redactor } from '../../src/report/safety/redact.js';
 import { startCluster, type Cluster } from '../kube-sim/cluster.js';
 import { scaleCase, scaleRow, SCALE_HEADER } from './scale.js';
 import { fleetBench } from './fleet.js';
+import { defaultExecutable, realBench } from './real.js';
 import { realPodsBench } from './real-pods.js';
 import { counted, mostListed, type Counted } from '../e2e/counted.js';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
@@ -43,6 +46,11 @@ const { values: flags } = parseArgs({
     runs: { type: 'string' },
     only: { type: 'string' },
     sizes: { type: 'string' },
+    real: { type: 'boolean' },
+    executable: { type: 'string' },
+    baseline: { type: 'string' },
+    'baseline-executable': { type: 'string' },
+    'scale-runs': { type: 'string' },
   },
 });
 const kguard = flags.kguard ?? fileURLToPath(new URL('../../../bin/kguard', import.meta.url));
@@ -453,6 +461,19 @@ const REAL_PODS_TITLE =
   '9. kguard start → verdict line, a new Deployment of 1 replica: real node against kube-sim (min / median / max)';
 
 async function main(): Promise<void> {
+  if (flags.real) {
+    await realBench({
+      kguard,
+      executable: flags.executable ?? defaultExecutable(fileURLToPath(new URL('../../../', import.meta.url))),
+      baseline: flags.baseline,
+      baselineExecutable: flags['baseline-executable'],
+      runs: RUNS,
+      scaleRuns: Number(flags['scale-runs'] ?? 3),
+      sizes: (flags.sizes ?? '300').split(',').map(Number),
+      only: flags.only?.split(','),
+    });
+    return;
+  }
   const began = performance.now();
   console.log(`kguard: ${kguard}; ${flags.only === 'fleet' ? Number(flags.runs ?? 3) : RUNS} runs each`);
   if (flags.only === 'scale') {

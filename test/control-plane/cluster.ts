@@ -35,6 +35,8 @@ export interface RealClusterOptions {
   deadlineMs?: number;
   /** Progress lines (build, each start-up step with its time). */
   log?: (line: string) => void;
+  /** The API server writes an audit log (every request's metadata, one JSON line each) to `RealCluster.auditLog`. */
+  audit?: boolean;
   /** Real nodes to start (kubelet and containerd each, node.ts); 0 by default. */
   realNodes?: number;
   /** Taints the real nodes register with (the suite keeps kwok's pods off them). */
@@ -58,6 +60,8 @@ export interface RealCluster {
   timings: { step: string; ms: number }[];
   /** The processes (name, PID, log file), for RSS measurements and logs. */
   processes: readonly Started[];
+  /** The API server's audit log (JSON lines, stage ResponseComplete), with `audit: true`. */
+  auditLog?: string;
   /** The real nodes' open registry ("127.0.0.1:PORT", plain HTTP, no auth): the sandbox and test images. */
   registry?: string;
   /** A second registry that asks for these credentials (htpasswd), holding the same images. */
@@ -147,8 +151,18 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
       cert: pki.clientCert(IDENTITIES.admin),
       key: pki.clientKey(IDENTITIES.admin),
     });
+    const auditLog = options.audit ? join(dir, 'audit.log') : undefined;
+    if (auditLog) await writeFile(join(dir, 'audit-policy.yaml'), AUDIT_POLICY);
     await step('kube-apiserver', async () => {
       group.start('kube-apiserver', bin('kube-apiserver'), [
+        ...(auditLog
+          ? [
+              `--audit-policy-file=${join(dir, 'audit-policy.yaml')}`,
+              `--audit-log-path=${auditLog}`,
+              // Written before the answer returns, so a request's line is there when its client has it.
+              '--audit-log-mode=blocking',
+            ]
+          : []),
         `--etcd-servers=http://127.0.0.1:${ports.etcd}`,
         '--bind-address=127.0.0.1',
         '--advertise-address=127.0.0.1',
@@ -364,6 +378,7 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
       scenario,
       timings,
       processes: group.processes,
+      auditLog,
       registry: registries?.open.host,
       privateRegistry: registries?.closed,
       realNodes,
@@ -374,6 +389,17 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
     throw error;
   }
 }
+
+/**
+ * Every request's metadata, once, when its answer is complete (a watch's when it ends): the
+ * audit.k8s.io/v1 Policy (kubernetes.io/docs/tasks/debug/debug-cluster/audit/).
+ */
+const AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived", "ResponseStarted"]
+rules:
+- level: Metadata
+`;
 
 interface Ports {
   apiserver: number;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { splitArgs } from '../../src/action/inputs.js';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
@@ -16,6 +16,7 @@ import { gitlabTestCases } from '../report/gitlab-junit.js';
 import { junitSchemaErrors } from '../report/junit-schema.js';
 import { reportSchemaErrors } from '../report/schema.js';
 import { sandbox, type Sandbox } from './harness.js';
+import { sandboxFor } from './run-fixtures.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -38,12 +39,10 @@ afterAll(async () => {
 });
 
 let env: Sandbox;
-beforeEach(async () => {
-  env = await sandbox({ scenario: { registry: { 'xxxxxnginx:1.17': 'no-repository' } } });
-});
-afterEach(async () => {
-  await env.stop();
-});
+sandboxFor(
+  () => sandbox({ scenario: { registry: { 'xxxxxnginx:1.17': 'no-repository' } } }),
+  (fresh) => (env = fresh),
+);
 
 /** Runs the bundle as the runner runs a node24 action: `node <main>`, inputs from their defaults unless given. */
 async function runAction(inputs: Record<string, string>, extraEnv: Record<string, string> = {}) {

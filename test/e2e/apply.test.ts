@@ -1,22 +1,20 @@
 // kguard apply end to end: bin/kguard → real kubectl → simulated cluster.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { serviceYaml } from './manifests.js';
 import { eventually, sandbox, type Sandbox } from './harness.js';
+import { sandboxFor, MISSING } from './run-fixtures.js';
 
 const GOOD = 'nginx:1.25';
 const BETTER = 'nginx:1.26';
-const MISSING = 'xxxxxnginx:1.17';
 const scenario = { registry: { [MISSING]: 'missing' as const } };
 const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
 
 let env: Sandbox;
-beforeEach(async () => {
-  env = await sandbox({ scenario });
-});
-afterEach(async () => {
-  await env.stop();
-});
+sandboxFor(
+  () => sandbox({ scenario }),
+  (fresh) => (env = fresh),
+);
 
 function deploymentNow(name: string) {
   const deployment = env.cluster.store.get('Deployment', 'default', name);

@@ -5,18 +5,13 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 import { eventually, KGUARD, type Sandbox, untilWatching } from './harness.js';
-import { deployWeb, fast, runSandbox, THROTTLED } from './run-fixtures.js';
+import { deployWeb, fast, runSandbox, THROTTLED, sandboxFor } from './run-fixtures.js';
 
 let env: Sandbox;
-beforeEach(async () => {
-  env = await runSandbox();
-});
-afterEach(async () => {
-  await env.stop();
-});
+sandboxFor(runSandbox, (fresh) => (env = fresh));
 
 function deployV1(): Promise<void> {
   return deployWeb(env);

@@ -1,18 +1,17 @@
 // kguard in CI systems, end to end: GitLab CI's folded log sections and the JUnit report.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 import { junitSchemaErrors } from '../report/junit-schema.js';
 import { sandbox, type Sandbox } from './harness.js';
+import { sandboxFor } from './run-fixtures.js';
 
 let env: Sandbox;
-beforeEach(async () => {
-  env = await sandbox({ scenario: { registry: { 'xxxxxnginx:1.17': 'no-repository' } } });
-});
-afterEach(async () => {
-  await env.stop();
-});
+sandboxFor(
+  () => sandbox({ scenario: { registry: { 'xxxxxnginx:1.17': 'no-repository' } } }),
+  (fresh) => (env = fresh),
+);
 
 describe('kguard apply in GitLab CI', () => {
   it('folds each phase of a failed apply into a collapsed section; the failure and the verdict stay visible', async () => {

@@ -2,21 +2,17 @@
 // is an answer, not an error); apply --confirm asks on a terminal and only there.
 import { existsSync } from 'node:fs';
 import { execa } from 'execa';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 import { KGUARD, sandbox, type Sandbox } from './harness.js';
+import { sandboxFor } from './run-fixtures.js';
 
 const hasScript = existsSync('/usr/bin/script') || existsSync('/bin/script');
 const configMap = (name: string, mode: string) =>
   `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  mode: ${mode}\n`;
 
 let env: Sandbox;
-beforeEach(async () => {
-  env = await sandbox();
-});
-afterEach(async () => {
-  await env.stop();
-});
+sandboxFor(sandbox, (fresh) => (env = fresh));
 
 /** Writes by the run that are not dry runs (the preview must make none). */
 function writes(since: number): string[] {

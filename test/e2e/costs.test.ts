@@ -37,7 +37,7 @@ describe('what one apply costs the cluster', () => {
     expect(run.exitCode, run.stdout).toBe(0);
     expect(run.commands.filter((command) => / apply /.test(` ${command} `))).toHaveLength(1);
     expect(run.stdout).toMatch(
-      / apply -f \S+ --dry-run=server -o json --request-timeout=\S+ \(exit 0, started before the run; waited /,
+      / apply -f \S+ --openapi-patch=false --dry-run=server -o json --request-timeout=\S+ \(exit 0, started before the run; waited /,
     );
   });
 

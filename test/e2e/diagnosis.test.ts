@@ -4,20 +4,14 @@
 import { describe, expect, it } from 'vitest';
 import type { ScenarioInput } from '../kube-sim/scenario.js';
 import type { JsonReport } from '../../src/report/json.js';
-import { sandbox, type KguardRun, type Sandbox } from './harness.js';
+import { sandbox, type KguardRun, type Sandbox, withSandbox } from './harness.js';
 
 const fast = ['--poll-interval', '300ms', '--timeout', '120s'];
 
 /** Each test has its own simulated cluster, so the slow ones (grace periods run on kguard's
  *  wall clock, not the simulator's) run side by side. */
-async function withCluster(scenario: ScenarioInput, test: (sandboxed: Sandbox) => Promise<void>): Promise<void> {
-  const sandboxed = await sandbox({ scenario });
-  try {
-    await test(sandboxed);
-  } finally {
-    await sandboxed.stop();
-  }
-}
+const withCluster = (scenario: ScenarioInput, test: (sandboxed: Sandbox) => Promise<void>) =>
+  withSandbox(() => sandbox({ scenario }), test);
 
 /** A Deployment manifest with extras indented into the pod template. */
 function manifest(

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { startCluster, type Cluster, type ClusterOptions } from '../kube-sim/cluster.js';
-import { KGUARD, checkEventStream, checkJsonReport, normalize, type KguardRun } from './harness.js';
+import { KGUARD, checkEventStream, checkJsonReport, normalize, type KguardRun, writerIn } from './harness.js';
 import { peopleMadeObjects, type ClusterState } from './restored.js';
 
 export interface Fleet {
@@ -57,11 +57,7 @@ export async function fleetSandbox(
     clusters,
     dir,
     kubeconfig,
-    async write(name, text) {
-      const path = join(dir, name);
-      await writeFile(path, text);
-      return path;
-    },
+    write: writerIn(dir),
     states: () => new Map([...clusters].map(([context, cluster]) => [context, peopleMadeObjects(cluster.store)])),
     kguardProcess(args) {
       const child = start(args);

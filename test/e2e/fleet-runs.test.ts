@@ -11,6 +11,7 @@ import { fleetSandbox, type Fleet } from './fleet-harness.js';
 import { eventually } from './harness.js';
 import { assertValidReport } from '../report/schema.js';
 import { differencesFrom } from './restored.js';
+import { deployWebEverywhere } from './run-fixtures.js';
 
 const fast = ['--poll-interval', '300ms', '--timeout', '60s', '--request-timeout', '3s'];
 /** Pulls of this image are refused (429) for ever in eu-1: its rollout there never ends. */
@@ -26,12 +27,28 @@ beforeAll(async () => {
   });
   const created = await kubectl(fleet.clusters.get('us-1')!, ['create', 'namespace', 'shop']);
   expect(created.exitCode, created.stderr).toBe(0);
-  const file = await fleet.write('web-v1.yaml', deploymentYaml('web', 'nginx:1.25'));
-  const waves = await fleet.write('all-at-once.yaml', 'waves:\n  - contexts: [staging, eu-1, us-1]\n');
-  const run = await fleet.kguard(['apply', '-f', file, '--fleet', waves, ...fast]);
-  expect(run.exitCode, run.output).toBe(0);
+  await deployWebEverywhere(fleet, fast);
 }, 60_000);
 afterAll(async () => fleet?.stop());
+
+/** kguard apply -f FILE --contexts CONTEXTS with the JSON report, started: 6 s per cluster, 3 s per request. */
+function startShortRun(file: string, contexts: string) {
+  return fleet.kguardProcess([
+    'apply',
+    '-f',
+    file,
+    '--contexts',
+    contexts,
+    '-o',
+    'json',
+    '--poll-interval',
+    '300ms',
+    '--timeout',
+    '6s',
+    '--request-timeout',
+    '3s',
+  ]);
+}
 
 function imageIn(context: string, namespace = 'default'): string | undefined {
   return fleet.clusters.get(context)!.store.get('Deployment', namespace, 'web')?.spec.template.spec.containers[0].image;
@@ -170,21 +187,7 @@ describe('one fleet run id across the clusters', () => {
 describe('fleets among other writers', () => {
   it("someone else's change to a healthy cluster wins over the fleet's restore: it is kept, exit 4", async () => {
     const file = await fleet.write('web-throttled.yaml', deploymentYaml('web', THROTTLED));
-    const running = fleet.kguardProcess([
-      'apply',
-      '-f',
-      file,
-      '--contexts',
-      'staging,eu-1',
-      '-o',
-      'json',
-      '--poll-interval',
-      '300ms',
-      '--timeout',
-      '6s',
-      '--request-timeout',
-      '3s',
-    ]);
+    const running = startShortRun(file, 'staging,eu-1');
     await eventually(() => (imageIn('eu-1') === THROTTLED ? true : undefined));
     // A person moves staging on while wave 2 runs.
     const edited = await kubectl(fleet.clusters.get('staging')!, ['set', 'image', 'deployment/web', 'web=nginx:1.27']);
@@ -213,21 +216,7 @@ describe('fleets among other writers', () => {
     const before = fleet.states();
     const untouched = fleet.clusters.get('us-1')!.arrivals.length;
     const file = await fleet.write('web-throttled.yaml', deploymentYaml('web', THROTTLED));
-    const running = fleet.kguardProcess([
-      'apply',
-      '-f',
-      file,
-      '--contexts',
-      'staging,eu-1,us-1',
-      '-o',
-      'json',
-      '--poll-interval',
-      '300ms',
-      '--timeout',
-      '6s',
-      '--request-timeout',
-      '3s',
-    ]);
+    const running = startShortRun(file, 'staging,eu-1,us-1');
     await eventually(() => (imageIn('eu-1') === THROTTLED ? true : undefined));
     const switched = await execa('kubectl', ['config', 'use-context', 'us-1'], {
       env: { ...process.env, KUBECONFIG: fleet.kubeconfig },

@@ -11,9 +11,9 @@ import { fleetSandbox, type Fleet } from './fleet-harness.js';
 import { applyFleet, type ApplyEvent } from '../../src/index.js';
 import { assertValidReport } from '../report/schema.js';
 import { differencesFrom } from './restored.js';
+import { deployWebEverywhere, MISSING } from './run-fixtures.js';
 
 /** Pulls of this image fail in every cluster (its registry has no such tag). */
-const MISSING = 'xxxxxnginx:1.17';
 /** Pulls of this image fail in eu-1 only. */
 const MISSING_IN_EU = 'registry.example.com/shop/web:eu-broken';
 const fast = ['--poll-interval', '300ms', '--timeout', '60s', '--request-timeout', '3s'];
@@ -31,10 +31,7 @@ beforeAll(async () => {
     ['gone'],
   );
   // v1 of `web` in every cluster at once: one wave of a fleet file.
-  const file = await fleet.write('web-v1.yaml', deploymentYaml('web', 'nginx:1.25'));
-  const waves = await fleet.write('all-at-once.yaml', 'waves:\n  - contexts: [staging, eu-1, us-1]\n');
-  const run = await fleet.kguard(['apply', '-f', file, '--fleet', waves, ...fast]);
-  expect(run.exitCode, run.output).toBe(0);
+  await deployWebEverywhere(fleet, fast);
 }, 60_000);
 afterAll(async () => fleet?.stop());
 
@@ -48,6 +45,11 @@ interface ClusterLine {
 function clustersOf(stdout: string): ClusterLine[] {
   const report = JSON.parse(stdout) as { clusters: ClusterLine[] };
   return report.clusters.map(({ context, wave, outcome, exitCode }) => ({ context, wave, outcome, exitCode }));
+}
+
+/** `kguard apply -f FILE --contexts staging,eu-1,us-1 … -o json`: the three clusters, one wave each unless the flags say otherwise. */
+function applyToAll(file: string, ...flags: string[]) {
+  return fleet.kguard(['apply', '-f', file, '--contexts', ALL.join(','), ...flags, '-o', 'json', ...fast]);
 }
 
 function imageIn(context: string): string | undefined {
@@ -68,18 +70,7 @@ function requestsTo(context: string): number {
 describe('kguard apply --contexts', () => {
   it('applies to 3 clusters in 2 waves (canary, then the rest) and exits 0 when all are healthy, leaving no journal', async () => {
     const file = await fleet.write('web-v2.yaml', deploymentYaml('web', 'nginx:1.26'));
-    const run = await fleet.kguard([
-      'apply',
-      '-f',
-      file,
-      '--contexts',
-      'staging,eu-1,us-1',
-      '--canary',
-      'staging',
-      '-o',
-      'json',
-      ...fast,
-    ]);
+    const run = await applyToAll(file, '--canary', 'staging');
     expect(run.exitCode, run.output).toBe(0);
     expect(clustersOf(run.stdout)).toEqual([
       { context: 'staging', wave: 1, outcome: 'succeeded', exitCode: 0 },
@@ -101,18 +92,7 @@ describe('kguard apply --contexts', () => {
     const before = fleet.states();
     const requestsBefore = new Map(ALL.map((context) => [context, requestsTo(context)]));
     const file = await fleet.write('web-bad.yaml', deploymentYaml('web', MISSING));
-    const run = await fleet.kguard([
-      'apply',
-      '-f',
-      file,
-      '--contexts',
-      'staging,eu-1,us-1',
-      '--canary',
-      'staging',
-      '-o',
-      'json',
-      ...fast,
-    ]);
+    const run = await applyToAll(file, '--canary', 'staging');
     expect(run.exitCode, run.output).toBe(3);
     expect(clustersOf(run.stdout)).toEqual([
       { context: 'staging', wave: 1, outcome: 'rolled-back', exitCode: 3 },
@@ -131,22 +111,7 @@ describe('kguard apply --contexts', () => {
     const requestsBefore = requestsTo('us-1');
     // The image pulls in staging and us-1; eu-1's registry has none.
     const file = await fleet.write('web-bad-in-eu.yaml', deploymentYaml('web', MISSING_IN_EU));
-    const run = await fleet.kguard([
-      'apply',
-      '-f',
-      file,
-      '--contexts',
-      'staging,eu-1,us-1',
-      '--fleet-rollback',
-      'all',
-      '-o',
-      'json',
-      '--events',
-      'events.ndjson',
-      '--junit',
-      'fleet.xml',
-      ...fast,
-    ]);
+    const run = await applyToAll(file, '--fleet-rollback', 'all', '--events', 'events.ndjson', '--junit', 'fleet.xml');
     expect(run.exitCode, run.output).toBe(3);
     expect(clustersOf(run.stdout)).toEqual([
       { context: 'staging', wave: 1, outcome: 'restored', exitCode: 3 },
@@ -177,18 +142,7 @@ describe('kguard apply --contexts', () => {
   it('--fleet-rollback failed restores only the failed cluster and stops: wave 1 keeps the new version, exit 3', async () => {
     const before = fleet.states();
     const file = await fleet.write('web-bad-in-eu.yaml', deploymentYaml('web', MISSING_IN_EU));
-    const run = await fleet.kguard([
-      'apply',
-      '-f',
-      file,
-      '--contexts',
-      'staging,eu-1,us-1',
-      '--fleet-rollback',
-      'failed',
-      '-o',
-      'json',
-      ...fast,
-    ]);
+    const run = await applyToAll(file, '--fleet-rollback', 'failed');
     expect(run.exitCode, run.output).toBe(3);
     expect(clustersOf(run.stdout).map((cluster) => cluster.outcome)).toEqual([
       'succeeded',

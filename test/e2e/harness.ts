@@ -68,6 +68,28 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
+/** Writes a file into `dir` and returns its path: a sandbox's (and a fleet's) `write`. */
+export function writerIn(dir: string): (name: string, text: string) => Promise<string> {
+  return async (name, text) => {
+    const path = join(dir, name);
+    await writeFile(path, text);
+    return path;
+  };
+}
+
+/** `test` on a sandbox of its own, stopped after it however the test ends (tests that run side by side). */
+export async function withSandbox(
+  start: () => Promise<Sandbox>,
+  test: (sandboxed: Sandbox) => Promise<void>,
+): Promise<void> {
+  const sandboxed = await start();
+  try {
+    await test(sandboxed);
+  } finally {
+    await sandboxed.stop();
+  }
+}
+
 export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
   if (!existsSync(join(repo, 'dist', 'src', 'cli', 'main.js'))) {
     throw new Error('dist/ is missing: run "npm run build" (npm test does it) before the end-to-end tests');
@@ -77,11 +99,7 @@ export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
   return {
     cluster,
     dir,
-    async write(name, text) {
-      const path = join(dir, name);
-      await writeFile(path, text);
-      return path;
-    },
+    write: writerIn(dir),
     kguard: (args, runOptions = {}) => startKguard(args, runOptions).done,
     kguardProcess: (args) => startKguard(args, { checkRestore: false }),
     async deployHealthy(name, image = 'nginx:1.25') {

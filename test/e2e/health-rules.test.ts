@@ -2,20 +2,16 @@
 // user told kguard not to judge (kguard.dev/health: ignore) stays Ready=False SecretSyncedError
 // beside a healthy Deployment (exit 0), and is a failure without the annotation (the built-in
 // rule, exit 3); an Argo Rollout is judged by status.phase, as Argo CD's health check reads it.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JsonReport } from '../../src/report/json.js';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { kguardJson as applyJson, sandbox, type Sandbox } from './harness.js';
+import { sandboxFor } from './run-fixtures.js';
 
 const fast = ['--poll-interval', '300ms', '--timeout', '30s'];
 
 let env: Sandbox;
-beforeEach(async () => {
-  env = await sandbox();
-});
-afterEach(async () => {
-  await env.stop();
-});
+sandboxFor(sandbox, (fresh) => (env = fresh));
 
 function crdYaml(group: string, kind: string, plural: string): string {
   return `apiVersion: apiextensions.k8s.io/v1

@@ -3,19 +3,12 @@
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
-import { sandbox, type Sandbox } from './harness.js';
+import { sandbox, type Sandbox, withSandbox } from './harness.js';
 import { differencesFrom, peopleMadeObjects, type ClusterState } from './restored.js';
 
 const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
 
-async function withCluster(test: (sandboxed: Sandbox) => Promise<void>): Promise<void> {
-  const sandboxed = await sandbox();
-  try {
-    await test(sandboxed);
-  } finally {
-    await sandboxed.stop();
-  }
-}
+const withCluster = (test: (sandboxed: Sandbox) => Promise<void>) => withSandbox(sandbox, test);
 
 /** What people made, kguard's own records aside (its history Secrets stay by design). */
 function peopleState(sandboxed: Sandbox): ClusterState {

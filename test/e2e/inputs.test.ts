@@ -3,18 +3,13 @@ import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
-import { sandbox, type Sandbox } from './harness.js';
+import type { Sandbox } from './harness.js';
+import { sandboxFor, MISSING, missingImageSandbox } from './run-fixtures.js';
 
-const MISSING = 'xxxxxnginx:1.17';
 let env: Sandbox;
-beforeEach(async () => {
-  env = await sandbox({ scenario: { registry: { [MISSING]: 'missing' } } });
-});
-afterEach(async () => {
-  await env.stop();
-});
+sandboxFor(missingImageSandbox, (fresh) => (env = fresh));
 
 const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
 describe('kguard apply inputs', () => {

@@ -9,8 +9,8 @@ import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { eventually, sandbox, type Sandbox, untilWatching } from './harness.js';
 import { configMapYaml } from './manifests.js';
 import { differencesFrom, peopleMadeObjects } from './restored.js';
+import { MISSING } from './run-fixtures.js';
 
-const MISSING = 'xxxxxnginx:1.17';
 const THROTTLED = 'registry.example.com/shop/web:2.0';
 const fast = ['--poll-interval', '300ms', '--timeout', '60s', '--request-timeout', '3s'];
 

@@ -1,27 +1,27 @@
 // Crash-safe and concurrency-safe runs: the journal in the cluster lets `kguard rollback` finish a
 // run that was killed at any point; leases keep two runs off the same objects.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { eventually, type Sandbox, untilWatching } from './harness.js';
-import { deployWeb, fast, MISSING, runSandbox, slowRollout, THROTTLED } from './run-fixtures.js';
+import { deployApp, fast, MISSING, runSandbox, slowRollout, THROTTLED, sandboxFor } from './run-fixtures.js';
 import { configMapYaml } from './manifests.js';
 import { differencesFrom, peopleMadeObjects } from './restored.js';
 
 let env: Sandbox;
-beforeEach(async () => {
-  env = await runSandbox();
-});
-afterEach(async () => {
-  await env.stop();
-});
+sandboxFor(runSandbox, (fresh) => (env = fresh));
 
 /** v1 of a small app: a ConfigMap and a Deployment, healthy. */
-function deployV1(): Promise<void> {
-  return deployWeb(
-    env,
-    `${configMapYaml('settings', { level: 'info' })}---
-${deploymentYaml('web', 'nginx:1.25')}`,
-  );
+const deployV1 = () => deployApp(env);
+
+/** kguard apply of web's v2 (nginx:1.26), with the test's fast flags and `flags`. */
+async function applyV2(...flags: string[]) {
+  return env.kguard([
+    'apply',
+    '-f',
+    await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')),
+    ...fast,
+    ...flags,
+  ]);
 }
 
 const v2 = (image: string) =>
@@ -103,31 +103,35 @@ describe('kill -9, then kguard rollback', () => {
 describe('one run per object at a time', () => {
   it('a second run on the same Deployment waits for the first and judges against the right "before"', async () => {
     await deployV1();
-    // The first run holds web for seconds (its pulls are throttled until --timeout): the second
-    // arrives while it runs, however long the second takes to start.
+    // The first run holds web (its pulls are throttled) until the second is seen waiting for it, and
+    // only then is stopped (it restores, exit 130): however long the second takes to start under
+    // load, it arrives while the first holds web (a --timeout of seconds let the first end first).
     const first = env.kguardProcess([
       'apply',
       '-f',
       await env.write('bad.yaml', deploymentYaml('web', THROTTLED)),
       ...fast,
       '--timeout',
-      '4s',
+      '90s',
     ]);
     await untilWatching(first.output);
-    const second = await env.kguard([
+    const second = env.kguardProcess([
       'apply',
       '-f',
       await env.write('good.yaml', deploymentYaml('web', 'nginx:1.26')),
       ...fast,
     ]);
+    await eventually(() => (second.output().includes('another kguard run holds it') ? true : undefined), 60_000);
+    first.child.kill('SIGTERM');
     const firstRun = await first.done;
-    expect(firstRun.exitCode, firstRun.output).toBe(5);
-    expect(second.exitCode, second.output).toBe(0);
-    expect(second.output).toMatch(
+    const secondRun = await second.done;
+    expect(firstRun.exitCode, firstRun.output).toBe(130);
+    expect(secondRun.exitCode, secondRun.output).toBe(0);
+    expect(secondRun.output).toMatch(
       /deployment\/web \(namespace default\): another kguard run holds it \(kguard-\S+\); waiting/,
     );
     // The second run's "before" was nginx:1.25 restored by the first, not the first run's broken image.
-    expect(second.output).toContain('deployment/web (namespace default): changed');
+    expect(secondRun.output).toContain('deployment/web (namespace default): changed');
     expect(env.imageOf('web')).toBe('nginx:1.26');
   });
 
@@ -189,14 +193,7 @@ describe('one run per object at a time', () => {
     );
     const created = await kubectl(env.cluster, ['create', '-f', '-'], JSON.stringify(stale));
     expect(created.exitCode, created.stderr).toBe(0);
-    const run = await env.kguard([
-      'apply',
-      '-f',
-      await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')),
-      ...fast,
-      '--lock-timeout',
-      '20s',
-    ]);
+    const run = await applyV2('--lock-timeout', '20s');
     expect(run.exitCode, run.output).toBe(0);
     expect(run.output).toContain(
       'deployment/web (namespace default): another kguard run holds it (kguard-dead-run); waiting',
@@ -240,12 +237,7 @@ describe('the journal needs permissions, checked before the apply', () => {
   it('a refused journal Secret stops the run with the RBAC rule to add; nothing is applied (exit 2)', async () => {
     await deployV1();
     env.cluster.faults.failNext(403, 10, /^POST [^?]*\/secrets/);
-    const run = await env.kguard([
-      'apply',
-      '-f',
-      await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')),
-      ...fast,
-    ]);
+    const run = await applyV2();
     expect(run.exitCode, run.output).toBe(2);
     expect(run.stderr).toContain('kguard could not write its run journal (a Secret) in namespace default');
     expect(run.stderr).toContain(
@@ -256,13 +248,7 @@ describe('the journal needs permissions, checked before the apply', () => {
     expect(env.cluster.store.list('Lease', 'default')).toEqual([]);
     // With --no-journal the run goes ahead.
     env.cluster.faults.failNext(403, 10, /^POST [^?]*\/secrets/);
-    const without = await env.kguard([
-      'apply',
-      '-f',
-      await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')),
-      ...fast,
-      '--no-journal',
-    ]);
+    const without = await applyV2('--no-journal');
     expect(without.exitCode, without.output).toBe(0);
     await env.cluster.faults.restore();
   });
@@ -270,12 +256,7 @@ describe('the journal needs permissions, checked before the apply', () => {
   it('a refused Lease stops the run with the RBAC rule to add; nothing is applied (exit 2)', async () => {
     await deployV1();
     env.cluster.faults.failNext(403, 10, /^POST [^?]*\/leases/);
-    const run = await env.kguard([
-      'apply',
-      '-f',
-      await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26')),
-      ...fast,
-    ]);
+    const run = await applyV2();
     expect(run.exitCode, run.output).toBe(2);
     expect(run.stderr).toContain('kguard could not take a lease on the objects it will change in namespace default');
     expect(run.stderr).toContain(

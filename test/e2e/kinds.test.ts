@@ -1,7 +1,7 @@
 // kguard apply end to end for every kind of workload: bin/kguard → real kubectl → simulated
 // cluster with its statefulset, daemonset and job controllers. Verdicts are read from the
 // --output json report; the cluster is checked through the simulator's store.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { JsonObject, JsonReport } from '../../src/report/json.js';
 import {
   daemonSetYaml,
@@ -13,20 +13,16 @@ import {
   widgetYaml,
 } from '../kube-sim/testing/kubectl.js';
 import type { KubeObject } from '../kube-sim/types.js';
-import { sandbox, type KguardRun, type Sandbox } from './harness.js';
+import type { KguardRun, Sandbox } from './harness.js';
+import { waitFor } from '../kube-sim/controllers/harness.js';
+import { sandboxFor, MISSING, missingImageSandbox } from './run-fixtures.js';
 
 const GOOD = 'nginx:1.25';
 const BETTER = 'nginx:1.26';
-const MISSING = 'xxxxxnginx:1.17';
 const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
 
 let env: Sandbox;
-beforeEach(async () => {
-  env = await sandbox({ scenario: { registry: { [MISSING]: 'missing' } } });
-});
-afterEach(async () => {
-  await env.stop();
-});
+sandboxFor(missingImageSandbox, (fresh) => (env = fresh));
 
 interface Run extends KguardRun {
   report: JsonReport;
@@ -58,16 +54,9 @@ const get = (kind: string, name: string): KubeObject | undefined => env.cluster.
 const pods = (selector: string) => env.cluster.store.list('Pod', 'default', selector);
 const imageOf = (pod: KubeObject) => pod.spec.containers[0].image as string;
 
-/** Polls the simulator (not the clock) until `probe` holds. */
-async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** Polls the simulator (not the clock) every 50 ms until `probe` holds. */
+const until = <T>(what: string, probe: () => T | undefined | false, timeoutMs = 20_000) =>
+  waitFor(what, probe, timeoutMs, 50);
 
 describe('kguard apply: StatefulSets', () => {
   it('a healthy rollout: exit 0, every pod at the new revision', async () => {

@@ -4,20 +4,16 @@
 // fails, restored, when it has none at its deadline; an Ingress of a class that reports addresses
 // likewise; an Ingress of a class that reports none is judged applied. One simulator for the file:
 // each test uses its own names.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { JsonReport } from '../../src/report/json.js';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { eventually, sandbox, type Sandbox } from './harness.js';
+import { sandboxFor } from './run-fixtures.js';
 
 const fast = ['--poll-interval', '300ms', '-o', 'json'];
 
 let env: Sandbox;
-beforeAll(async () => {
-  env = await sandbox();
-});
-afterAll(async () => {
-  await env.stop();
-});
+sandboxFor(sandbox, (fresh) => (env = fresh), false);
 
 function objectOf(stdout: string, kind: string, name: string) {
   return (JSON.parse(stdout) as JsonReport).objects.find((object) => object.kind === kind && object.name === name);

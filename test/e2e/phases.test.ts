@@ -1,22 +1,17 @@
 // Applies in phases, through the real kubectl: CRDs (and Namespaces) first, objects of their kinds
 // once they are Established, kguard.dev/phase: pre objects healthy before the workloads change,
 // post objects after; one journal and one restore across phases, the last phase undone first.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deploymentYaml, jobYaml, kubectl, WIDGET_CRD_YAML, widgetYaml } from '../kube-sim/testing/kubectl.js';
-import { kguardJson as applyJson, sandbox, type Sandbox } from './harness.js';
+import { kguardJson as applyJson, type Sandbox } from './harness.js';
 import { configMapYaml } from './manifests.js';
 import { differencesFrom, peopleMadeObjects } from './restored.js';
+import { sandboxFor, MISSING, missingImageSandbox } from './run-fixtures.js';
 
-const MISSING = 'xxxxxnginx:1.17';
 const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
 
 let env: Sandbox;
-beforeEach(async () => {
-  env = await sandbox({ scenario: { registry: { [MISSING]: 'missing' } } });
-});
-afterEach(async () => {
-  await env.stop();
-});
+sandboxFor(missingImageSandbox, (fresh) => (env = fresh));
 
 /** The manifest with `kguard.dev/phase: PHASE` on its object (its metadata has a name and nothing else yet). */
 function inPhase(yaml: string, phase: 'pre' | 'post'): string {

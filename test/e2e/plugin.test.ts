@@ -5,20 +5,16 @@ import { readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 import { sandbox, type Sandbox } from './harness.js';
+import { sandboxFor } from './run-fixtures.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const version = (JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { version: string }).version;
 
 let env: Sandbox;
-beforeAll(async () => {
-  env = await sandbox();
-});
-afterAll(async () => {
-  await env.stop();
-});
+sandboxFor(sandbox, (fresh) => (env = fresh), false);
 
 function kubectl(args: string[]) {
   return execa('kubectl', args, {

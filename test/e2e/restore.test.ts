@@ -8,8 +8,8 @@ import type { KubeObject } from '../kube-sim/types.js';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { eventually, sandbox, type Sandbox } from './harness.js';
 import { configMapYaml, serviceYaml } from './manifests.js';
+import { MISSING } from './run-fixtures.js';
 
-const MISSING = 'xxxxxnginx:1.17';
 const scenario = { registry: { [MISSING]: 'missing' as const } };
 const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
 

@@ -1,29 +1,18 @@
 // The CI retry story (#29): a job killed the way CI jobs die (kill -9) runs again. The retry
 // finishes the dead run from its journal before it reads its own "before", and a restore outlasts
 // a short API outage.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 import { eventually, type Sandbox, untilWatching } from './harness.js';
 import { configMapYaml } from './manifests.js';
 import { differencesFrom, peopleMadeObjects } from './restored.js';
-import { deployWeb, fast, MISSING, runSandbox, THROTTLED } from './run-fixtures.js';
+import { deployApp, fast, MISSING, runSandbox, THROTTLED, sandboxFor } from './run-fixtures.js';
 
 let env: Sandbox;
-beforeEach(async () => {
-  env = await runSandbox();
-});
-afterEach(async () => {
-  await env.stop();
-});
+sandboxFor(runSandbox, (fresh) => (env = fresh));
 
-/** v1: a ConfigMap and a Deployment, healthy. */
-function deployV1(): Promise<void> {
-  return deployWeb(
-    env,
-    `${configMapYaml('settings', { level: 'info' })}---
-${deploymentYaml('web', 'nginx:1.25')}`,
-  );
-}
+/** v1 of a small app: a ConfigMap and a Deployment, healthy. */
+const deployV1 = () => deployApp(env);
 
 const manifest = (image: string, level: string) =>
   `${configMapYaml('settings', { level })}---\n${deploymentYaml('web', image)}`;

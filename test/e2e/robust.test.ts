@@ -8,21 +8,20 @@ import { chmod, mkdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ClusterOptions } from '../kube-sim/cluster.js';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { checkJsonReport, eventually, KGUARD, sandbox, type KguardRun, type Sandbox } from './harness.js';
+import { sandboxFor } from './run-fixtures.js';
 
 const MISSING_IMAGE = 'nginx:9.99';
 const SCENARIO: ClusterOptions = { scenario: { registry: { [MISSING_IMAGE]: 'missing' } } };
 
 let env: Sandbox;
-beforeEach(async () => {
-  env = await sandbox(SCENARIO);
-});
-afterEach(async () => {
-  await env.stop();
-});
+sandboxFor(
+  () => sandbox(SCENARIO),
+  (fresh) => (env = fresh),
+);
 
 /** The environment the harness gives kguard (CI, no colour), with changes; undefined removes a variable. */
 function kguardEnv(changes: Record<string, string | undefined> = {}): Record<string, string> {

@@ -3,18 +3,13 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { eventually, type Sandbox } from './harness.js';
-import { deployWeb, fast, MISSING, runSandbox, slowRollout, THROTTLED } from './run-fixtures.js';
+import { deployWeb, fast, MISSING, runSandbox, slowRollout, THROTTLED, sandboxFor } from './run-fixtures.js';
 
 let env: Sandbox;
-beforeEach(async () => {
-  env = await runSandbox();
-});
-afterEach(async () => {
-  await env.stop();
-});
+sandboxFor(runSandbox, (fresh) => (env = fresh));
 
 function deployV1(yaml?: string): Promise<void> {
   return deployWeb(env, yaml);

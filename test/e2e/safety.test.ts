@@ -5,8 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { eventually, sandbox, type Sandbox, untilWatching } from './harness.js';
 import { differencesFrom, peopleMadeObjects } from './restored.js';
+import { MISSING } from './run-fixtures.js';
 
-const MISSING = 'xxxxxnginx:1.17';
 // A registry that answers 429 for ever: kguard treats it as passing trouble and keeps waiting.
 const THROTTLED = 'registry.example.com/shop/web:2.0';
 let env: Sandbox;

@@ -4,22 +4,18 @@
 // and kguard died after the apply, leaving it live and unwatched. A Secret with a 20 KB value did
 // the same at the start.
 import { randomBytes } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JsonReport } from '../../src/report/json.js';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { sandbox, type Sandbox } from './harness.js';
 import { configMapYaml, serviceYaml } from './manifests.js';
 import { differencesFrom, peopleMadeObjects } from './restored.js';
+import { sandboxFor } from './run-fixtures.js';
 
 const fast = ['--poll-interval', '300ms', '--timeout', '90s'];
 
 let env: Sandbox;
-beforeEach(async () => {
-  env = await sandbox();
-});
-afterEach(async () => {
-  await env.stop();
-});
+sandboxFor(sandbox, (fresh) => (env = fresh));
 
 /** Objects kguard writes for itself: none may outlive a run that ended cleanly. */
 /** kguard's objects left after the run: its Leases and journal, not the history record a successful run keeps on purpose. */

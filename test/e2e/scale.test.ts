@@ -8,8 +8,8 @@ import { kubectl } from '../kube-sim/testing/kubectl.js';
 import { eventually, sandbox, type Sandbox } from './harness.js';
 import { peakConcurrency, recordingKubectl, type KubectlProcessRecord } from './kubectl-log.js';
 import { objectSet, type SetVersion } from './manifests.js';
+import { MISSING } from './run-fixtures.js';
 
-const MISSING = 'xxxxxnginx:1.17';
 const CONCURRENCY = 6;
 const V1: SetVersion = { image: 'nginx:1.25', config: 'one', port: 80 };
 const DOOMED: SetVersion = { image: 'nginx:1.26', config: 'two', port: 8080, bad: 3, badImage: MISSING };

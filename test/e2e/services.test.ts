@@ -2,21 +2,17 @@
 // of its workload is done; one whose selector matches nothing (a label typo) is not, and the apply
 // is restored. The 30 s grace before it fails is tested in test/kinds/service.test.ts; here its
 // own deadline (kguard.dev/timeout) comes first.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JsonReport } from '../../src/report/json.js';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { eventually, sandbox, type Sandbox } from './harness.js';
 import { serviceYaml } from './manifests.js';
+import { sandboxFor } from './run-fixtures.js';
 
 const fast = ['--poll-interval', '300ms', '--timeout', '60s', '-o', 'json'];
 
 let env: Sandbox;
-beforeEach(async () => {
-  env = await sandbox();
-});
-afterEach(async () => {
-  await env.stop();
-});
+sandboxFor(sandbox, (fresh) => (env = fresh));
 
 function objectOf(report: JsonReport, kind: string, name: string) {
   return report.objects.find((object) => object.kind === kind && object.name === name);

@@ -9,8 +9,8 @@ import { assertValidEventStream } from '../report/events-schema.js';
 import { gitlabTestCases } from '../report/gitlab-junit.js';
 import { eventually, sandbox, type Sandbox, untilWatching } from './harness.js';
 import { configMapYaml } from './manifests.js';
+import { MISSING } from './run-fixtures.js';
 
-const MISSING = 'xxxxxnginx:1.17';
 const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
 const TOKEN = 'tok-3f9a1c77e2';
 const SECRET_IMAGE = 'sekr3t-image-a91f';
@@ -74,7 +74,9 @@ describe('kubectl flags before --', () => {
       expect(call).toMatch(/\((exit \d+|killed at its deadline)(, watch)?(, through kubectl proxy)?, <DURATION>\)$/);
     }
     expect(calls.find((call) => / apply .*--dry-run=server/.test(call))).toContain('-l=team=shop --prune');
-    expect(calls.some((call) => / apply -f \S+ -l=team=shop --prune --request-timeout/.test(call))).toBe(true);
+    expect(
+      calls.some((call) => / apply -f \S+ -l=team=shop --prune --openapi-patch=false --request-timeout/.test(call)),
+    ).toBe(true);
     expect(run.output).not.toContain(TOKEN);
   });
 
@@ -268,7 +270,9 @@ describe('seeing what it does', () => {
       version: string;
     };
     expect((await env.kguard(['version'])).stdout.trim()).toMatch(
-      new RegExp(`^${version.replace(/\./g, '\\.')} \\((node|bun) \\d+\\.\\d+\\.\\d+\\)$`),
+      new RegExp(
+        `^${version.replace(/\./g, '\\.')} \\((JavaScript, node|executable kguard-[a-z0-9-]+, bun) \\d+\\.\\d+\\.\\d+\\)$`,
+      ),
     );
     expect((await env.kguard(['--version'])).stdout.trim()).toBe(version);
   });

@@ -3,21 +3,17 @@
 // controller answers every new generation 0.5 s after the write, with and without
 // observedGeneration); a restore is judged against the state before the apply; a Service that
 // selected nothing before the apply does not undo a healthy release.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { eventually, kguardJson as applyJson, sandbox, type Sandbox } from './harness.js';
+import { sandboxFor } from './run-fixtures.js';
 
 // --time-scale 10: "5" simulated seconds is the controller's 0.5 s answer.
 const ANSWER_AFTER = '5';
 const fast = ['--poll-interval', '200ms', '--timeout', '30s'];
 
 let env: Sandbox;
-beforeEach(async () => {
-  env = await sandbox();
-});
-afterEach(async () => {
-  await env.stop();
-});
+sandboxFor(sandbox, (fresh) => (env = fresh));
 
 async function installExternalSecrets(): Promise<void> {
   const crd = `apiVersion: apiextensions.k8s.io/v1

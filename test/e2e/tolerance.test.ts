@@ -2,18 +2,14 @@
 // containers crash a few times while a dependency starts roll out (exit 0) where the default
 // policy restores it (exit 3); --readiness-grace fails a pod that runs but is never Ready after
 // the grace, with its readiness probe's last failure, instead of waiting out --timeout.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JsonReport } from '../../src/report/json.js';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 import { sandbox, type Sandbox } from './harness.js';
+import { sandboxFor } from './run-fixtures.js';
 
 let env: Sandbox;
-beforeEach(async () => {
-  env = await sandbox();
-});
-afterEach(async () => {
-  await env.stop();
-});
+sandboxFor(sandbox, (fresh) => (env = fresh));
 
 /** web with pod annotations (simulator knobs) and, when given, Deployment annotations and a readiness probe. */
 function webYaml(

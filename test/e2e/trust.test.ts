@@ -6,8 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { sandbox, type Sandbox } from './harness.js';
 import { configMapYaml } from './manifests.js';
+import { MISSING } from './run-fixtures.js';
 
-const MISSING = 'xxxxxnginx:1.17';
 const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
 
 let env: Sandbox;

@@ -6,18 +6,28 @@ import { describe, expect, it } from 'vitest';
 import type { JsonReport } from '../../src/report/json.js';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { assertValidEventStream } from '../report/events-schema.js';
-import { eventually, sandbox, type Sandbox } from './harness.js';
+import { eventually, sandbox, type Sandbox, withSandbox } from './harness.js';
+import { stillRunning } from '../still-running.js';
 
 const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
 
 /** Each test has its own simulated cluster, so the tests run side by side. */
-async function withCluster(test: (sandboxed: Sandbox) => Promise<void>): Promise<void> {
-  const sandboxed = await sandbox();
-  try {
-    await test(sandboxed);
-  } finally {
-    await sandboxed.stop();
-  }
+const withCluster = (test: (sandboxed: Sandbox) => Promise<void>) => withSandbox(sandbox, test);
+
+/** kguard apply -f FILE --verify CHECK --bake BAKE --verify-interval EVERY: the check run again during the bake. */
+function bakeWithChecks(sandboxed: Sandbox, file: string, check: string, bake: string, every: string) {
+  return sandboxed.kguard([
+    'apply',
+    '-f',
+    file,
+    ...fast,
+    '--verify',
+    check,
+    '--bake',
+    bake,
+    '--verify-interval',
+    every,
+  ]);
 }
 
 /**
@@ -45,22 +55,6 @@ async function webAt(sandboxed: Sandbox, image: string): Promise<void> {
       status.replicas === 2;
     return done ? true : undefined;
   }, 60_000);
-}
-
-/** Whether a process still runs (a zombie waiting for its reaper does not), after it was given up to 2 s to go. */
-async function stillRunning(pid: number): Promise<boolean> {
-  const deadline = Date.now() + 2000;
-  for (;;) {
-    let state: string | undefined;
-    try {
-      state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
-    } catch {
-      return false;
-    }
-    if (state === 'Z') return false;
-    if (Date.now() > deadline) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe.concurrent('kguard apply --verify', () => {
@@ -361,18 +355,7 @@ describe.concurrent('kguard apply --bake', () => {
       // Passes the first time, fails from the second: the canary's second request breaks.
       const check =
         'if [ -f checked-once ]; then echo "second look: 502 from /api" >&2; exit 1; fi; touch checked-once; echo "first look: ok"';
-      const run = await sandboxed.kguard([
-        'apply',
-        '-f',
-        file,
-        ...fast,
-        '--verify',
-        check,
-        '--bake',
-        '20s',
-        '--verify-interval',
-        '1s',
-      ]);
+      const run = await bakeWithChecks(sandboxed, file, check, '20s', '1s');
       expect(run.exitCode, run.output).toBe(3);
       expect(run.output).toContain(`✔ verified: \`${check}\` exited 0 in <DURATION>`);
       expect(run.output).toContain('; the --verify commands run again every <DURATION>');
@@ -387,18 +370,7 @@ describe.concurrent('kguard apply --bake', () => {
   it('passes a bake in which nothing breaks, the checks passing again, and keeps the apply', () =>
     withCluster(async (sandboxed) => {
       const file = await webChange(sandboxed);
-      const run = await sandboxed.kguard([
-        'apply',
-        '-f',
-        file,
-        ...fast,
-        '--verify',
-        'true',
-        '--bake',
-        '2s',
-        '--verify-interval',
-        '500ms',
-      ]);
+      const run = await bakeWithChecks(sandboxed, file, 'true', '2s', '500ms');
       expect(run.exitCode, run.output).toBe(0);
       expect(run.output).toMatch(
         /✔ baked for <DURATION>: no restart, no pod left Ready, no eviction in 1 workload; the checks passed \d+ more times?/,

@@ -3,8 +3,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 import { eventually, sandbox, type Sandbox } from './harness.js';
+import { MISSING } from './run-fixtures.js';
 
-const MISSING = 'xxxxxnginx:1.17';
 // Pulls that take 3 s of wall time (30 s simulated at 10×): the pull error comes well after the
 // watches are open, so a test can cut them first.
 const SLOW_MISSING = 'xxxxxnginx:1.18';

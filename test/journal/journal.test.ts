@@ -15,7 +15,7 @@ import {
   type JournalPlacement,
 } from '../../src/journal/pieces.js';
 import { RunJournal } from '../../src/journal/store.js';
-import type { KubeObject } from '../../src/objects/model.js';
+import { type KubeObject, refOf } from '../../src/objects/model.js';
 
 /** A ConfigMap whose data does not compress: random bytes, base64-encoded (as a manifest would carry them). */
 function bigConfigMap(name: string, bytes: number, namespace = 'shop'): KubeObject {
@@ -29,12 +29,7 @@ function bigConfigMap(name: string, bytes: number, namespace = 'shop'): KubeObje
 
 function entryOf(object: KubeObject): JournalEntry {
   return {
-    ref: {
-      apiVersion: object.apiVersion,
-      kind: object.kind,
-      namespace: object.metadata.namespace ?? '',
-      name: object.metadata.name,
-    },
+    ref: refOf(object),
     before: object,
   };
 }

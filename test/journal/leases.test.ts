@@ -60,6 +60,17 @@ const names = (api: LeaseApi, namespace = 'shop') =>
 const lockWaits = (reporter: RecordingReporter) =>
   reporter.events.filter((event): event is Extract<RunEvent, { kind: 'lock-wait' }> => event.kind === 'lock-wait');
 
+/** Run a, settled as the holder of configMap one's Lease. */
+function holdingOne(api: LeaseApi, clock: ManualClock) {
+  return settle(
+    clock,
+    acquireLeases(api.client('a'), [configMap('one')], optionsFor('run-a'), {
+      clock,
+      reporter: new RecordingReporter(),
+    }),
+  );
+}
+
 describe('taking leases', () => {
   it('lets two runs on objects apart in one namespace go ahead at once, with one Lease each', async () => {
     const api = new LeaseApi(seeded(1));
@@ -125,13 +136,7 @@ describe('taking leases', () => {
     const api = new LeaseApi(seeded(21));
     const clock = new ManualClock();
     const entered: string[] = [];
-    const holder = await settle(
-      clock,
-      acquireLeases(api.client('a'), [configMap('one')], optionsFor('run-a'), {
-        clock,
-        reporter: new RecordingReporter(),
-      }),
-    );
+    const holder = await holdingOne(api, clock);
     // run-z comes first, run-b after it: the ticket, not the name, decides.
     const later = (runId: string) =>
       acquireLeases(api.client(runId), [configMap('one')], optionsFor(runId), {
@@ -262,13 +267,7 @@ describe('taking leases', () => {
   it('a place in line that cannot be written ends the run as a kubectl failure (exit 2), with none of its Leases left', async () => {
     const api = new LeaseApi(seeded(23));
     const clock = new ManualClock();
-    const holder = await settle(
-      clock,
-      acquireLeases(api.client('a'), [configMap('one')], optionsFor('run-a'), {
-        clock,
-        reporter: new RecordingReporter(),
-      }),
-    );
+    const holder = await holdingOne(api, clock);
     api.fault = (call) =>
       call.client === 'b' && call.verb === 'replace'
         ? failure('the server is currently unable to handle the request', { reason: 'ServiceUnavailable' })
@@ -291,13 +290,7 @@ describe('taking leases', () => {
   it('gives up after --lock-timeout naming the object and its holder; none of its Leases is left', async () => {
     const api = new LeaseApi(seeded(4));
     const clock = new ManualClock();
-    const holder = await settle(
-      clock,
-      acquireLeases(api.client('a'), [configMap('one')], optionsFor('run-a'), {
-        clock,
-        reporter: new RecordingReporter(),
-      }),
-    );
+    const holder = await holdingOne(api, clock);
     const startedAt = clock.now();
     const taking = acquireLeases(
       api.client('b'),

@@ -8,11 +8,12 @@ import { NO_OVERRIDES } from '../../src/kinds/overrides.js';
 import { rowFor } from '../../src/kinds/table.js';
 import type { Pod } from '../../src/kube.js';
 import type { WorkloadSnapshot } from '../../src/model/snapshot.js';
-import type { KubeObject, ObjectRef } from '../../src/objects/model.js';
+import { type KubeObject, refOf } from '../../src/objects/model.js';
 import { trackRollouts } from '../../src/track/tracker.js';
 import { expectationOf, FakeClock, RecordingReporter, snapshotFrom } from '../fakes.js';
 import { deployment, events, fixture, pod, replicaSet } from '../fixtures/load.js';
 import type { KubeEvent } from '../../src/kube.js';
+import { POLLED_ROLLOUT as options } from '../track/track-fixtures.js';
 
 interface KindCase {
   kind: string;
@@ -116,15 +117,6 @@ const KINDS: KindCase[] = [
   },
 ];
 
-function refOf(object: KubeObject): ObjectRef {
-  return {
-    apiVersion: object.apiVersion,
-    kind: object.kind,
-    namespace: object.metadata.namespace ?? '',
-    name: object.metadata.name,
-  };
-}
-
 /** The workload applied with `bases` as its new pods: the object and the look that reads them. */
 function scene(kind: KindCase, bases: Pod[]) {
   if (kind.bare) {
@@ -157,15 +149,6 @@ function cluster(looks: WorkloadSnapshot[], podEvents: Record<string, KubeEvent[
     },
   };
 }
-
-const options = {
-  timeoutMs: 600_000,
-  pollIntervalMs: 2000,
-  watching: 'rollout' as const,
-  stopWhenAnyFails: true,
-  watch: false,
-  logLines: 5,
-};
 
 describe.each(KINDS.map((kind) => [kind.kind, kind] as const))('%s, by the shared engine', (_name, kind) => {
   it('fails at once when two new pods are evicted over their own limits', async () => {

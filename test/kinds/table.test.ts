@@ -3,7 +3,7 @@ import { snapshotFrom, expectationOf } from '../fakes.js';
 // done is what each kind's `kubectl rollout status` viewer (or kubectl wait, or kstatus) says.
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../src/kube.js';
-import type { KubeObject, ObjectRef } from '../../src/objects/model.js';
+import { type KubeObject, refOf } from '../../src/objects/model.js';
 import { judgedByKstatus, rowFor } from '../../src/kinds/table.js';
 import { NO_OVERRIDES, overridesOf, type Overrides } from '../../src/kinds/overrides.js';
 import type { RolloutVerdict as Verdict } from '../../src/model/verdict.js';
@@ -12,15 +12,6 @@ import type { WorkloadSnapshot } from '../../src/model/snapshot.js';
 import { fixture } from '../fixtures/load.js';
 
 const at = (now: number) => ({ now, startedAt: 0, timeoutMs: 300_000 });
-
-function refOf(object: KubeObject): ObjectRef {
-  return {
-    apiVersion: object.apiVersion,
-    kind: object.kind,
-    namespace: object.metadata.namespace ?? '',
-    name: object.metadata.name,
-  };
-}
 
 /** One poll of `object` (as applied and as observed), with the pods read beside it. */
 function poll(

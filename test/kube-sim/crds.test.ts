@@ -2,15 +2,13 @@
 // Established, objects of it get a status from the simulated controller, and deleting the
 // CRD removes the kind.
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from './cluster.js';
 import { kubectl, WIDGET_CRD_YAML, widgetYaml } from './testing/kubectl.js';
+import { stopAfterEach } from './testing/test-steps.js';
 
 let cluster: Cluster | undefined;
-afterEach(async () => {
-  await cluster?.stop();
-  cluster = undefined;
-});
+stopAfterEach(() => cluster);
 
 describe('custom resources', () => {
   it("serves a CRD's kind once it is Established, and kubectl waits on its objects' conditions", async () => {

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { KubectlError } from '../../src/errors.js';
-import { jsonDocuments, parseApiResources } from '../../src/kubectl/output/parse.js';
+import {
+  builtInTypesLack,
+  jsonDocuments,
+  parseApiResources,
+  withOpenApiPatch,
+} from '../../src/kubectl/output/parse.js';
 import { createKubectl } from '../../src/kubectl/client.js';
 import type { Exec, ExecResult } from '../../src/kubectl/process/exec.js';
 import { deployment, kubectlStderr } from '../fixtures/load.js';
@@ -77,6 +82,38 @@ describe('Kubectl', () => {
       '--request-timeout=30s',
     ]);
     expect(calls[0]?.timeoutMs).toBe(60_000);
+  });
+
+  it("has a client-side apply and its dry runs make patches from kubectl's own types (--openapi-patch=false), and only them", async () => {
+    const { exec, calls } = recordingExec(() => ok(JSON.stringify({ kind: 'List', apiVersion: 'v1', items: [] })));
+    const kubectl = createKubectl(exec, connection);
+    const clientSide = { ...request, applyArgs: ['-l=app=web'] };
+    await kubectl.dryRun(clientSide, 'server');
+    await kubectl.dryRun(clientSide, 'client');
+    await kubectl.apply(clientSide);
+    await kubectl.readApplied(clientSide);
+    // The user's own choice, and a server-side apply (which makes no patch), are left as they are.
+    await kubectl.dryRun({ ...request, applyArgs: ['--openapi-patch=true'] }, 'server');
+    await kubectl.dryRun(request, 'server');
+    expect(calls.map((call) => call.args.filter((arg) => arg.startsWith('--openapi-patch')))).toEqual([
+      ['--openapi-patch=false'],
+      ['--openapi-patch=false'],
+      ['--openapi-patch=false'],
+      [],
+      ['--openapi-patch=true'],
+      [],
+    ]);
+  });
+
+  it("tells kubectl's refusal to patch a field its own types lack, and asks again with its default", () => {
+    const refused =
+      'error: error when creating patch with:\noriginal:\n{}\nfor: "app.yaml": unable to find api field in struct EnvVarSource for the json field "fileKeyRef"';
+    expect(builtInTypesLack(refused)).toBe(true);
+    expect(builtInTypesLack('Error from server (Invalid): Deployment.apps "web" is invalid')).toBe(false);
+    expect(withOpenApiPatch({ ...request, applyArgs: ['-l=app=web'] }).applyArgs).toEqual([
+      '-l=app=web',
+      '--openapi-patch=true',
+    ]);
   });
 
   it('separates pruned objects (printed after the applied ones) from the applied ones', async () => {

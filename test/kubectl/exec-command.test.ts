@@ -1,25 +1,6 @@
-// execCommand (kubectl/process/exec.ts), the runner of --verify commands, with the real shell: its
-// deadline stops the whole process group, only the end of its output is kept, and it learns its
-// environment.
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { execCommand } from '../../src/kubectl/process/exec.js';
-
-/** Whether a process still runs (a zombie waiting for its reaper does not), after it was given up to 2 s to go. */
-async function stillRunning(pid: number): Promise<boolean> {
-  const deadline = Date.now() + 2000;
-  for (;;) {
-    let state: string | undefined;
-    try {
-      state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
-    } catch {
-      return false;
-    }
-    if (state === 'Z') return false;
-    if (Date.now() > deadline) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+import { stillRunning } from '../still-running.js';
 
 describe('execCommand', () => {
   it('runs the command line with sh -c, with the given environment, and says how it exited', async () => {

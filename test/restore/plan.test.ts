@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { changeOf } from '../../src/objects/compare.js';
 import type { KubeObject } from '../../src/objects/model.js';
-import { refOf } from '../../src/objects/model.js';
 import { manualRestore } from '../../src/restore/manual.js';
-import { roundOf, planRestore, restoreRounds, type PlannedObject } from '../../src/restore/plan.js';
-import type { VerdictState } from '../../src/model/verdict.js';
+import { roundOf, planRestore, restoreRounds } from '../../src/restore/plan.js';
 import { deployment } from '../fixtures/load.js';
+import { planned } from './planned.js';
 
 const web = deployment('complete') as unknown as KubeObject;
 const webApplied: KubeObject = { ...web, metadata: { ...web.metadata, generation: 12, resourceVersion: '900' } };
@@ -14,15 +12,6 @@ const configMap = (data: Record<string, string>, uid = 'cm-uid', rv = '10'): Kub
   kind: 'ConfigMap',
   metadata: { name: 'settings', namespace: 'shop', uid, resourceVersion: rv },
   data,
-});
-const planned = (
-  before: KubeObject | undefined,
-  after: KubeObject | undefined,
-  verdict?: VerdictState,
-): PlannedObject => ({
-  ref: refOf((after ?? before) as KubeObject),
-  change: changeOf(before, after),
-  verdict,
 });
 
 describe('planRestore', () => {

@@ -2,23 +2,13 @@
 // an immutable ConfigMap goes back by delete and create, a claim's grown storage request stays,
 // a finished Job that was pruned is not created again, a pruned object is created, not replaced.
 import { describe, expect, it } from 'vitest';
-import { changeOf } from '../../src/objects/compare.js';
 import { refOf, type KubeObject } from '../../src/objects/model.js';
 import { manualRestore } from '../../src/restore/manual.js';
-import { planRestore, type PlannedObject } from '../../src/restore/plan.js';
-import type { VerdictState } from '../../src/model/verdict.js';
+import { planRestore } from '../../src/restore/plan.js';
 import { fixture } from '../fixtures/load.js';
+import { planned } from './planned.js';
 
 const kubectl = (args: string[]) => ['kubectl', ...args].join(' ');
-const planned = (
-  before: KubeObject | undefined,
-  after: KubeObject | undefined,
-  verdict?: VerdictState,
-): PlannedObject => ({
-  ref: refOf((after ?? before) as KubeObject),
-  change: changeOf(before, after),
-  verdict,
-});
 const web = fixture('deployments/complete');
 const failing = planned(web, { ...web, spec: { replicas: 9 } }, 'failed');
 const settings = fixture('configmaps/settings');

@@ -26,6 +26,33 @@ describe('runApply', () => {
     expect(deps.reporter.kinds()).toContain('restoring');
   });
 
+  it("asks the dry run again with kubectl's default patch when kubectl's own types lack a field, and applies that same request", async () => {
+    const cluster = fakeCluster([configBefore], [configAfter]);
+    const asked: string[][] = [];
+    const dryRun = cluster.kubectl.dryRun;
+    cluster.kubectl.dryRun = async (request, strategy) => {
+      asked.push([...request.applyArgs]);
+      if (!request.applyArgs.includes('--openapi-patch=true'))
+        return {
+          ok: false,
+          timedOut: false,
+          stderr:
+            'error: error when creating patch with:\nfor: "app.yaml": unable to find api field in struct EnvVarSource for the json field "fileKeyRef"',
+        };
+      return dryRun(request, strategy);
+    };
+    const applied: string[][] = [];
+    const apply = cluster.kubectl.apply;
+    cluster.kubectl.apply = async (request) => {
+      applied.push([...request.applyArgs]);
+      return apply(request);
+    };
+    const result = await runApply(options, depsFor(cluster));
+    expect(exitCodeFor(result)).toBe(0);
+    expect(asked).toEqual([options.applyArgs, [...options.applyArgs, '--openapi-patch=true']]);
+    expect(applied).toEqual([[...options.applyArgs, '--openapi-patch=true']]);
+  });
+
   it('takes no lease and writes no journal when the server dry run says the apply changes nothing', async () => {
     const cluster = fakeCluster([configBefore], [configBefore]);
     const result = await runApply({ ...options, journal: true }, depsFor(cluster));

@@ -5,22 +5,13 @@ import type { KubeEvent } from '../../src/kube.js';
 import { trackRollouts, type TrackTarget } from '../../src/track/tracker.js';
 import { FakeClock, RecordingReporter, snapshotFrom, expectationOf } from '../fakes.js';
 import { deployment, events, fixture, pod, replicaSet } from '../fixtures/load.js';
+import {
+  POLLED_ROLLOUT as options,
+  web,
+  webReplicaSets as replicaSets,
+  webTarget as target,
+} from './track-fixtures.js';
 import type { KubeObject } from '../../src/objects/model.js';
-
-const web = deployment('progressing-new-rs');
-const target: TrackTarget = {
-  workload: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'shop' },
-  expected: expectationOf(web),
-};
-const replicaSets = [replicaSet('progressing-old'), replicaSet('progressing-new')];
-const options = {
-  timeoutMs: 600_000,
-  pollIntervalMs: 2000,
-  watching: 'rollout' as const,
-  stopWhenAnyFails: true,
-  watch: false,
-  logLines: 5,
-};
 
 function cluster(snapshots: WorkloadSnapshot[], podEvents: Record<string, KubeEvent[]> = {}, logText = '') {
   const calls: string[] = [];
@@ -92,19 +83,7 @@ describe('trackRollouts evidence', () => {
     const healthy = deployment('complete');
     const { kubectl, calls } = cluster(
       [
-        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
-        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
-        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
-        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
-        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
-        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
-        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
-        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
-        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
-        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
-        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
-        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
-        snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] }),
+        ...Array.from({ length: 13 }, () => snapshotFrom({ deployments: [web], replicaSets, pods: [backOff] })),
         snapshotFrom({
           deployments: [{ ...web, status: healthy.status, spec: web.spec }],
           replicaSets: [replicaSet('complete-old'), replicaSet('complete-new')],

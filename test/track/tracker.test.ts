@@ -4,6 +4,12 @@ import type { KubeEvent } from '../../src/kube.js';
 import { trackRollouts, type TrackTarget } from '../../src/track/tracker.js';
 import { FakeClock, RecordingReporter, snapshotFrom, expectationOf } from '../fakes.js';
 import { deployment, events, pod, replicaSet } from '../fixtures/load.js';
+import {
+  POLLED_ROLLOUT as options,
+  web,
+  webReplicaSets as replicaSets,
+  webTarget as target,
+} from './track-fixtures.js';
 
 /** A scripted cluster: each poll returns the next snapshot (the last one repeats). */
 function scriptedKubectl(snapshots: WorkloadSnapshot[], podEvents: KubeEvent[] = []) {
@@ -24,21 +30,6 @@ function scriptedKubectl(snapshots: WorkloadSnapshot[], podEvents: KubeEvent[] =
     },
   };
 }
-
-const web = deployment('progressing-new-rs');
-const target: TrackTarget = {
-  workload: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'shop' },
-  expected: expectationOf(web),
-};
-const replicaSets = [replicaSet('progressing-old'), replicaSet('progressing-new')];
-const options = {
-  timeoutMs: 600_000,
-  pollIntervalMs: 2000,
-  watching: 'rollout' as const,
-  stopWhenAnyFails: true,
-  watch: false,
-  logLines: 5,
-};
 
 describe('trackRollouts', () => {
   it('runs a 600 s deadline in no time and reports the timeout with what it waited for', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Pod } from '../../src/kube.js';
 import type { WorkloadSnapshot } from '../../src/model/snapshot.js';
-import type { KubeObject } from '../../src/objects/model.js';
+import { type KubeObject, refOf } from '../../src/objects/model.js';
 import { trackWorkloads, type WorkloadTarget } from '../../src/track/workloads.js';
 import { FakeClock, RecordingReporter, snapshotFrom } from '../fakes.js';
 import { fixture } from '../fixtures/load.js';
@@ -17,12 +17,7 @@ const options = {
 
 function target(object: KubeObject): WorkloadTarget {
   return {
-    ref: {
-      apiVersion: object.apiVersion,
-      kind: object.kind,
-      namespace: object.metadata.namespace ?? '',
-      name: object.metadata.name,
-    },
+    ref: refOf(object),
     applied: object,
     before: object,
   };

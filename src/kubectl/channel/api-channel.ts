@@ -78,29 +78,8 @@ export function apiChannel(
     const known = proxies.get(key);
     if (known) return known.broken ? undefined : known;
     directory ??= mkdtempSync(join(tmpdir(), 'kguard-api-'));
-    const socket = join(directory, `proxy-${proxies.size}.sock`);
-    let announced: (ready: boolean) => void = () => undefined;
-    const ready = new Promise<boolean>((resolve) => (announced = resolve));
-    let said = '';
     processes += 1;
-    const running = background(binary, [...connection, 'proxy', `--unix-socket=${socket}`], (text) => {
-      said += text;
-      if (said.includes('Starting to serve on')) announced(true);
-    });
-    const proxy: Proxy = { socket, ready, process: running, broken: false };
-    // Held until the proxy answers: a call waiting for it keeps kguard alive meanwhile.
-    const timer = setTimeout(() => announced(false), START_DEADLINE_MS);
-    void running.done.then(() => {
-      proxy.broken = true;
-      announced(false);
-    });
-    void ready.then((serving) => {
-      clearTimeout(timer);
-      if (!serving) {
-        proxy.broken = true;
-        running.stop();
-      }
-    });
+    const proxy = startProxy(background, binary, connection, join(directory, `proxy-${proxies.size}.sock`));
     proxies.set(key, proxy);
     return proxy;
   };
@@ -163,6 +142,32 @@ export function apiChannel(
       if (directory) rmSync(directory, { recursive: true, force: true });
     },
   };
+}
+
+/** `kubectl proxy` on a unix socket for one connection; broken when it does not serve within START_DEADLINE_MS, or ends. */
+function startProxy(background: StreamExec, binary: string, connection: readonly string[], socket: string): Proxy {
+  let announced: (ready: boolean) => void = () => undefined;
+  const ready = new Promise<boolean>((resolve) => (announced = resolve));
+  let said = '';
+  const running = background(binary, [...connection, 'proxy', `--unix-socket=${socket}`], (text) => {
+    said += text;
+    if (said.includes('Starting to serve on')) announced(true);
+  });
+  const proxy: Proxy = { socket, ready, process: running, broken: false };
+  // Held until the proxy answers: a call waiting for it keeps kguard alive meanwhile.
+  const timer = setTimeout(() => announced(false), START_DEADLINE_MS);
+  void running.done.then(() => {
+    proxy.broken = true;
+    announced(false);
+  });
+  void ready.then((serving) => {
+    clearTimeout(timer);
+    if (!serving) {
+      proxy.broken = true;
+      running.stop();
+    }
+  });
+  return proxy;
 }
 
 /** One request through the proxy, with the call's deadline and cancel signal. */

@@ -5,7 +5,7 @@ import { parseApplyOutput } from '../output/apply-output.js';
 import type { AppliedObject } from '../../model/result.js';
 import { diagnoseKubectlFailure } from '../output/diagnose.js';
 import { diffsByObject } from '../output/diff-output.js';
-import { applyCommand, DIFF_FLAGS, itemsOfValue, jsonDocuments } from '../output/parse.js';
+import { applyArgv, applyCommand, DIFF_FLAGS, itemsOfValue, jsonDocuments } from '../output/parse.js';
 import type { ApplyRequest, DryRunResult, ApplyFamily } from '../types.js';
 import type { KubectlRunner } from './runner.js';
 
@@ -36,7 +36,7 @@ export function applyFamily(runner: KubectlRunner): ApplyFamily {
     async dryRun(request: ApplyRequest, strategy: 'client' | 'server'): Promise<DryRunResult> {
       // A dry run changes nothing, so a transient failure is simply asked again.
       const result = await runner.retrying(() =>
-        runner.run([...applyCommand(request), `--dry-run=${strategy}`, '-o', 'json'], {
+        runner.run([...applyArgv(request), `--dry-run=${strategy}`, '-o', 'json'], {
           deadlineMs: request.deadlineMs,
           input: request.stdin,
         }),
@@ -66,7 +66,7 @@ export function applyFamily(runner: KubectlRunner): ApplyFamily {
      * never sent (apply.go, DryRunClient).
      */
     async dryRunActions(request: ApplyRequest): Promise<AppliedObject[]> {
-      const result = await runner.run([...applyCommand(request), '--dry-run=client'], {
+      const result = await runner.run([...applyArgv(request), '--dry-run=client'], {
         deadlineMs: request.deadlineMs,
         input: request.stdin,
       });
@@ -102,7 +102,7 @@ export function applyFamily(runner: KubectlRunner): ApplyFamily {
     async apply(request: ApplyRequest): Promise<AppliedObject[]> {
       const applied = new Map<string, AppliedObject>();
       const result = await runner.retrying(async () => {
-        const attempt = await runner.run(applyCommand(request), {
+        const attempt = await runner.run(applyArgv(request), {
           deadlineMs: request.deadlineMs,
           input: request.stdin,
         });

@@ -221,3 +221,36 @@ export function applyCommand(request: ApplyRequest): string[] {
   args.push(...request.applyArgs);
   return args;
 }
+
+/**
+ * kubectl apply's own argv for a client-side apply and its dry runs: `--openapi-patch=false`
+ * unless the user chose (`--openapi-patch`) or the apply is server-side. kubectl then computes
+ * each object's strategic merge patch from the types built into it instead of the server's
+ * OpenAPI v3 document of the object's group version, which it parses twice per object
+ * (kubectl pkg/cmd/apply/patcher.go: gvkSupportsPatchOpenAPIV3 and
+ * buildStrategicMergePatchFromOpenAPIV3 each call openapi3.Root.GVSpec, which unmarshals the
+ * whole document every time): about 50 ms of CPU an object, measured (docs/performance.md).
+ * Built-in kinds get the same patch either way (both read the same patchStrategy/patchMergeKey
+ * of the Kubernetes types); a kind kubectl does not know gets a JSON merge patch either way. The
+ * dry run and the apply take the same argv, so what is applied is what the dry run said. Where
+ * kubectl's types lack a field the object holds (a server newer than kubectl), kubectl refuses
+ * (`unable to find api field`) before sending anything: the run asks again with kubectl's default
+ * (`withOpenApiPatch`, run/apply/understand.ts).
+ */
+export function applyArgv(request: ApplyRequest): string[] {
+  const args = applyCommand(request);
+  const chosen = request.applyArgs.some((arg) => /^--openapi-patch(=|$)/.test(arg));
+  const serverSide = request.applyArgs.some((arg) => arg === '--server-side' || arg === '--server-side=true');
+  if (!chosen && !serverSide) args.push('--openapi-patch=false');
+  return args;
+}
+
+/** kubectl could not make a patch from its built-in types: a field of the object is newer than them. */
+export function builtInTypesLack(stderr: string): boolean {
+  return /unable to find api field in struct/.test(stderr);
+}
+
+/** The same request with kubectl's default patch computation (the server's OpenAPI document). */
+export function withOpenApiPatch(request: ApplyRequest): ApplyRequest {
+  return { ...request, applyArgs: [...request.applyArgs, '--openapi-patch=true'] };
+}

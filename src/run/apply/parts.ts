@@ -91,6 +91,8 @@ export async function understandPlan(
             { kubectl: deps.kubectl, reporter },
             plan.phased ? readingOf(part) : undefined,
           );
+          // The dry run was answered for another request (kubectl's default patch): the apply sends that one.
+          if (part.understood.request) part.request = part.understood.request;
         } catch (error) {
           if (!(error instanceof NotReadableYet)) throw error;
           said[index]!.push({

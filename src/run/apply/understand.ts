@@ -3,6 +3,7 @@
 // API server would not take (nothing is written then, not even a lease).
 import { InputError, KubectlError } from '../../errors.js';
 import type { ApplyRequest, Kubectl } from '../../kubectl/types.js';
+import { builtInTypesLack, withOpenApiPatch } from '../../kubectl/output/parse.js';
 import { diagnoseKubectlFailure } from '../../kubectl/output/diagnose.js';
 import { readObjects } from '../../kubectl/read-objects.js';
 import { withOrigins, type PreparedInputs } from '../../manifests/inputs.js';
@@ -24,6 +25,8 @@ export interface Understood {
    * copies a restore returns to are read again once the leases are held).
    */
   current: Map<string, KubeObject>;
+  /** The request the dry run was answered for, when it is not the one asked (kubectl's default patch, `withOpenApiPatch`): the apply sends it. */
+  request?: ApplyRequest;
 }
 
 /**
@@ -51,7 +54,7 @@ export async function understand(
     ? request
     : { ...request, applyArgs: [...options.selectionArgs, '--validate=false'] };
   if (!clientOnly) {
-    const serverRun = deps.kubectl.dryRun(request, 'server');
+    let serverRun = deps.kubectl.dryRun(request, 'server');
     // A run that may write starts its API channel (one kubectl proxy) here, beside the dry run: the
     // live copies, the look for a dead run's journal, the leases and the watches all go through it.
     // The live copies are read through it by name once the server names the objects (no process
@@ -62,7 +65,15 @@ export async function understand(
       : deps.kubectl
           .readApplied({ ...request, applyArgs: options.selectionArgs })
           .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
-    const server = await serverRun;
+    let server = await serverRun;
+    let asked: ApplyRequest | undefined;
+    // kubectl's built-in types lack a field these objects hold (kubectl/output/parse.ts applyArgv):
+    // asked again with kubectl's default, which the apply then takes too. Nothing was sent.
+    if (!server.ok && builtInTypesLack(server.stderr)) {
+      asked = withOpenApiPatch(request);
+      serverRun = deps.kubectl.dryRun(asked, 'server');
+      server = await serverRun;
+    }
     const refs = server.ok ? objectsOfApply(server.objects) : [];
     // Each copy of an object written twice is patched on its own in the server's answer: copies that differ show there.
     if (server.ok) refuseDiffering(server.objects);
@@ -74,7 +85,7 @@ export async function understand(
       sayWarnings(server.warnings, deps);
       const applied = new Set(refs.map(objectKey));
       const pruned = objectsOfApply(server.pruned).filter((ref) => !applied.has(objectKey(ref)));
-      return { refs, pruned, server, current };
+      return { refs, pruned, server, current, ...(asked ? { request: asked } : {}) };
     }
     return await readByClient(server, identityRequest, inputs, deps, part);
   }

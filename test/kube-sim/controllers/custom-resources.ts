@@ -19,7 +19,7 @@ import type { SimClock } from '../clock.js';
 import { resourceTypeForKind } from '../kinds.js';
 import type { Store } from '../store.js';
 import type { KubeObject, StoreEvent } from '../types.js';
-import { WorkQueue } from './workqueue.js';
+import { QueuedController } from './queued-controller.js';
 
 const READY_KNOB = 'sim.kguard.dev/ready';
 const LATE_KNOB = 'sim.kguard.dev/reconcile-after';
@@ -36,30 +36,19 @@ interface Condition {
   message: string;
 }
 
-export class CustomResourceReconciler {
-  private readonly queue: WorkQueue;
+export class CustomResourceReconciler extends QueuedController {
   /** The generation each object's status was last written for (by key). */
   private readonly answered = new Map<string, number | undefined>();
-  private unsubscribe: (() => void) | undefined;
 
   constructor(
-    private readonly store: Store,
+    store: Store,
     private readonly clock: SimClock,
     stepMs: number,
   ) {
-    this.queue = new WorkQueue(clock, stepMs, (key) => this.sync(key), 'custom-resource-reconciler');
+    super(store, clock, stepMs, 'custom-resource-reconciler');
   }
 
-  start(): void {
-    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
-  }
-
-  stop(): void {
-    this.unsubscribe?.();
-    this.queue.stop();
-  }
-
-  private onEvent({ type, object }: StoreEvent): void {
+  protected override onEvent({ type, object }: StoreEvent): void {
     if (type === 'DELETED' || !resourceTypeForKind(object.kind)?.custom) return;
     const late = Number(object.metadata.annotations?.[LATE_KNOB] ?? 0);
     const answer = Number(object.metadata.annotations?.[ANSWER_KNOB] ?? 0);
@@ -72,7 +61,7 @@ export class CustomResourceReconciler {
     this.queue.add(keyOf(object), delayMs);
   }
 
-  private sync(key: string): void {
+  protected override sync(key: string): void {
     const [kind, namespace, name] = JSON.parse(key) as [string, string, string];
     if (!resourceTypeForKind(kind)?.custom) return;
     const object = this.store.get(kind, namespace, name);

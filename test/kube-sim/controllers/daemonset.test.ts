@@ -2,34 +2,24 @@
 // through node affinity, `kubectl rollout status daemonset/x` as on a real cluster, rolling
 // updates within maxUnavailable, a bad image that stops the rollout, OnDelete.
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../cluster.js';
 import { daemonSetYaml, kubectl } from '../testing/kubectl.js';
 import type { KubeObject } from '../types.js';
+import { applied, stopAfterEach } from '../testing/test-steps.js';
+import { waitFor } from './harness.js';
 
 let cluster: Cluster | undefined;
-afterEach(async () => {
-  await cluster?.stop();
-  cluster = undefined;
-});
+stopAfterEach(() => cluster);
 
-async function apply(yaml: string): Promise<void> {
-  const result = await kubectl(cluster!, ['apply', '-f', '-'], yaml);
-  expect(result.exitCode, result.stderr).toBe(0);
-}
+const apply = (yaml: string) => applied(cluster!, yaml);
 
 const pods = (name: string): KubeObject[] => cluster!.store.list('Pod', 'default', `app=${name}`);
 const daemonSet = (name: string) => cluster!.store.get('DaemonSet', 'default', name)!;
 
-async function until<T>(what: string, probe: () => T | undefined | false, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** Polls the simulator (not the clock) every 20 ms until `probe` holds. */
+const until = <T>(what: string, probe: () => T | undefined | false, timeoutMs = 15_000) =>
+  waitFor(what, probe, timeoutMs, 20);
 
 describe('daemonset controller with the real kubectl', () => {
   it('runs one pod on every node, and rollout status succeeds', async () => {

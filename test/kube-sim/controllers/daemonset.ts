@@ -23,7 +23,8 @@ import { byRevision, equalRevision, templatePatch } from './history.js';
 import { deletePodGracefully, isOwnedBy, isPodAvailable, isPodReady } from './pods.js';
 import { admitPod } from './quota.js';
 import { templateHash } from './template-hash.js';
-import { WorkQueue, namespacedKey, splitKey } from './workqueue.js';
+import { splitKey } from './workqueue.js';
+import { QueuedController } from './queued-controller.js';
 
 const SOURCE = { component: 'daemonset-controller' };
 /** apps.DefaultDaemonSetUniqueLabelKey and DaemonSetTemplateGenerationKey. */
@@ -41,45 +42,25 @@ const DAEMON_TOLERATIONS = [
   { key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' },
 ];
 
-export class DaemonSetController {
-  private readonly queue: WorkQueue;
-  private unsubscribe: (() => void) | undefined;
-
+export class DaemonSetController extends QueuedController {
   constructor(
-    private readonly store: Store,
+    store: Store,
     private readonly clock: SimClock,
     private readonly recorder: EventRecorder,
     private readonly scenario: Scenario,
   ) {
-    this.queue = new WorkQueue(
-      clock,
-      scenario.timing.controllerStepMs,
-      (key) => this.sync(key),
-      'daemonset-controller',
-    );
+    super(store, clock, scenario.timing.controllerStepMs, 'daemonset-controller');
   }
 
-  start(): void {
-    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
-    for (const ds of this.store.list('DaemonSet'))
-      this.queue.add(namespacedKey(ds.metadata.namespace, ds.metadata.name));
+  protected override queueExisting(): void {
+    this.queueEach('DaemonSet');
   }
 
-  stop(): void {
-    this.unsubscribe?.();
-    this.queue.stop();
+  protected override onEvent({ type, object }: StoreEvent): void {
+    this.queueWithPods(type, object, 'DaemonSet');
   }
 
-  private onEvent({ type, object }: StoreEvent): void {
-    if (object.kind === 'DaemonSet') {
-      if (type !== 'DELETED') this.queue.add(namespacedKey(object.metadata.namespace, object.metadata.name));
-    } else if (object.kind === 'Pod') {
-      const owner = object.metadata.ownerReferences?.find((ref) => ref.controller && ref.kind === 'DaemonSet');
-      if (owner) this.queue.add(namespacedKey(object.metadata.namespace, owner.name));
-    }
-  }
-
-  private sync(key: string): void {
+  protected override sync(key: string): void {
     const [namespace, name] = splitKey(key);
     const ds = this.store.get('DaemonSet', namespace, name);
     if (!ds || ds.metadata.deletionTimestamp) return;

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../types.js';
 import {
   condition,
@@ -7,14 +7,10 @@ import {
   getDeployment,
   podsOf,
   replicaSetsOf,
-  startSim,
+  simForThisTest,
   updateTemplate,
   waitFor,
-  type Sim,
 } from './harness.js';
-
-let sim: Sim | undefined;
-afterEach(() => sim?.stop());
 
 const revisionOf = (obj: KubeObject | undefined) => obj?.metadata.annotations?.['deployment.kubernetes.io/revision'];
 
@@ -32,7 +28,7 @@ function isComplete(d: KubeObject | undefined): boolean {
 
 describe('deployment controller', () => {
   it('rolls out a new deployment as revision 1 and reports NewReplicaSetAvailable', async () => {
-    sim = startSim();
+    const sim = simForThisTest();
     const { store } = sim;
     const created = store.create(deployment('web', { replicas: 2 }));
     const done = await waitFor('rollout complete', () =>
@@ -85,7 +81,7 @@ describe('deployment controller', () => {
   });
 
   it('creates revision 2 for a new image and scales the old ReplicaSet to 0 within maxSurge', async () => {
-    sim = startSim();
+    const sim = simForThisTest();
     const { store } = sim;
     const created = store.create(
       deployment('web', {
@@ -125,7 +121,7 @@ describe('deployment controller', () => {
   });
 
   it('reuses the old ReplicaSet when the template is rolled back and moves it to the next revision', async () => {
-    sim = startSim();
+    const sim = simForThisTest();
     const { store } = sim;
     const created = store.create(deployment('web'));
     await waitFor('revision 1', () => isComplete(getDeployment(store, 'web')));
@@ -157,7 +153,7 @@ describe('deployment controller', () => {
   });
 
   it('copies the Deployment annotations onto its ReplicaSet except the revision ones and last-applied', async () => {
-    sim = startSim();
+    const sim = simForThisTest();
     const { store } = sim;
     const created = store.create(
       deployment('web', {
@@ -173,7 +169,7 @@ describe('deployment controller', () => {
   });
 
   it('reports ProgressDeadlineExceeded when the new pods never become available', async () => {
-    sim = startSim({ registry: { 'nginx:9.99': 'missing' } });
+    const sim = simForThisTest({ registry: { 'nginx:9.99': 'missing' } });
     const { store } = sim;
     store.create(deployment('web', { image: 'nginx:9.99', spec: { progressDeadlineSeconds: 30 } }));
     const timedOut = await waitFor('deadline', () => {
@@ -190,7 +186,7 @@ describe('deployment controller', () => {
   });
 
   it('honours spec.paused: a template change creates no new ReplicaSet until resumed', async () => {
-    sim = startSim();
+    const sim = simForThisTest();
     const { store } = sim;
     const created = store.create(deployment('web', { replicas: 1 }));
     await waitFor('rollout', () => isComplete(getDeployment(store, 'web')));
@@ -212,7 +208,7 @@ describe('deployment controller', () => {
   });
 
   it('Recreate scales the old ReplicaSet to 0 before creating the new one', async () => {
-    sim = startSim();
+    const sim = simForThisTest();
     const { store } = sim;
     const created = store.create(deployment('web', { replicas: 2, spec: { strategy: { type: 'Recreate' } } }));
     await waitFor('rollout', () => isComplete(getDeployment(store, 'web')));
@@ -233,7 +229,7 @@ describe('deployment controller', () => {
   });
 
   it('deletes the oldest scaled-down ReplicaSets beyond revisionHistoryLimit', async () => {
-    sim = startSim();
+    const sim = simForThisTest();
     const { store } = sim;
     const created = store.create(deployment('web', { replicas: 1, spec: { revisionHistoryLimit: 1 } }));
     for (const [index, image] of ['nginx:1.25', 'nginx:1.26', 'nginx:1.27'].entries()) {
@@ -251,7 +247,7 @@ describe('deployment controller', () => {
   });
 
   it('scales proportionally when replicas change', async () => {
-    sim = startSim();
+    const sim = simForThisTest();
     const { store } = sim;
     const created = store.create(deployment('web', { replicas: 2 }));
     await waitFor('rollout', () => isComplete(getDeployment(store, 'web')));
@@ -264,7 +260,7 @@ describe('deployment controller', () => {
   });
 
   it('terminates scaled-down pods gracefully: deletionTimestamp, Killing, then gone', async () => {
-    sim = startSim();
+    const sim = simForThisTest();
     const { store } = sim;
     store.create(deployment('web', { replicas: 2 }));
     await waitFor('rollout', () => isComplete(getDeployment(store, 'web')));

@@ -1,6 +1,7 @@
 // Test helpers: a store + accelerated clock + controllers, Deployment objects shaped like what
 // `kubectl apply` stores, and a polling waitFor (no fixed sleeps).
 
+import { onTestFinished } from 'vitest';
 import { createSimClock, type SimClock } from '../clock.js';
 import { resolveScenario, type ScenarioFileInput } from '../scenario.js';
 import { Store } from '../store.js';
@@ -15,6 +16,13 @@ export interface Sim {
 }
 
 /** Default time scale for tests: 100× makes the kubelet's 10 s back-off take 100 ms. */
+/** A simulated cluster for the running test, stopped when it ends. */
+export function simForThisTest(scenario: ScenarioFileInput = {}, timeScale = 100): Sim {
+  const sim = startSim(scenario, timeScale);
+  onTestFinished(() => sim.stop());
+  return sim;
+}
+
 export function startSim(scenario: ScenarioFileInput = {}, timeScale = 100): Sim {
   const clock = createSimClock(timeScale);
   const store = new Store(clock);
@@ -65,18 +73,19 @@ export function deployment(name: string, options: DeploymentOptions = {}): KubeO
   };
 }
 
-/** Polls `probe` until it returns a truthy value; fails with `what` and the last seen value after `timeoutMs` (wall). */
+/** Polls `probe` every `everyMs` until it returns a truthy value; fails with `what` and the last seen value after `timeoutMs` (wall). */
 export async function waitFor<T>(
   what: string,
   probe: () => T | undefined | false | null,
   timeoutMs = 10_000,
+  everyMs = 5,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = probe();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
 

@@ -21,7 +21,8 @@ import type { KubeObject, StoreEvent } from '../types.js';
 import { ApiWriter } from './api-writer.js';
 import type { EventRecorder } from './events.js';
 import { describeMetric, limitedBy, type Recommendation } from './hpa-rules.js';
-import { WorkQueue, namespacedKey, splitKey } from './workqueue.js';
+import { namespacedKey, splitKey } from './workqueue.js';
+import { QueuedController } from './queued-controller.js';
 
 const MANAGER = 'kube-controller-manager';
 const SOURCE = { component: 'horizontal-pod-autoscaler' };
@@ -37,47 +38,33 @@ interface Condition {
   message: string;
 }
 
-export class HorizontalPodAutoscalerController {
-  private readonly queue: WorkQueue;
+export class HorizontalPodAutoscalerController extends QueuedController {
   private readonly writer: ApiWriter;
   /** Per HPA uid: recent recommendations, for the scale-down stabilization window. */
   private readonly recommendations = new Map<string, Recommendation[]>();
-  private unsubscribe: (() => void) | undefined;
 
   constructor(
-    private readonly store: Store,
+    store: Store,
     private readonly clock: SimClock,
     private readonly recorder: EventRecorder,
     private readonly scenario: Scenario,
   ) {
+    super(store, clock, scenario.timing.controllerStepMs, 'horizontal-pod-autoscaler');
     this.writer = new ApiWriter(store, clock);
-    this.queue = new WorkQueue(
-      clock,
-      scenario.timing.controllerStepMs,
-      (key) => this.sync(key),
-      'horizontal-pod-autoscaler',
-    );
   }
 
-  start(): void {
-    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
-    for (const hpa of this.store.list('HorizontalPodAutoscaler'))
-      this.queue.add(namespacedKey(hpa.metadata.namespace, hpa.metadata.name));
+  protected override queueExisting(): void {
+    this.queueEach('HorizontalPodAutoscaler');
   }
 
-  stop(): void {
-    this.unsubscribe?.();
-    this.queue.stop();
-  }
-
-  private onEvent({ type, object }: StoreEvent): void {
+  protected override onEvent({ type, object }: StoreEvent): void {
     if (object.kind !== 'HorizontalPodAutoscaler') return;
     if (type === 'DELETED') this.recommendations.delete(object.metadata.uid ?? '');
     // A spec change is synced soon; status writes (ours) are not a reason to sync again.
     else if (type === 'ADDED') this.queue.add(namespacedKey(object.metadata.namespace, object.metadata.name));
   }
 
-  private sync(key: string): void {
+  protected override sync(key: string): void {
     const [namespace, name] = splitKey(key);
     const hpa = this.store.get('HorizontalPodAutoscaler', namespace, name);
     if (!hpa) return;

@@ -2,16 +2,14 @@
 // `--for=condition=failed` as against a real 1.32 cluster, the two-step terminal conditions,
 // the pod failure back-off, and the API server's immutable pod template.
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../cluster.js';
 import { jobYaml, kubectl } from '../testing/kubectl.js';
 import type { KubeObject } from '../types.js';
+import { stopAfterEach } from '../testing/test-steps.js';
 
 let cluster: Cluster | undefined;
-afterEach(async () => {
-  await cluster?.stop();
-  cluster = undefined;
-});
+stopAfterEach(() => cluster);
 
 async function apply(yaml: string) {
   return kubectl(cluster!, ['apply', '-f', '-'], yaml);

@@ -20,7 +20,8 @@ import { applyDefaults } from '../server/defaults.js';
 import type { EventRecorder } from './events.js';
 import { deletePodGracefully, isOwnedBy, isPodActive, isPodReady } from './pods.js';
 import { admitPod } from './quota.js';
-import { WorkQueue, namespacedKey, splitKey } from './workqueue.js';
+import { splitKey } from './workqueue.js';
+import { QueuedController } from './queued-controller.js';
 
 const SOURCE = { component: 'job-controller' };
 const POD_FAILURE_BACKOFF_MS = 10_000;
@@ -49,42 +50,29 @@ type Finished = {
   message: string;
 };
 
-export class JobController {
-  private readonly queue: WorkQueue;
-  private unsubscribe: (() => void) | undefined;
+export class JobController extends QueuedController {
   /** Per Job uid: pods already counted as succeeded or failed (what the tracking finalizer guarantees upstream). */
   private readonly counted = new Map<string, Set<string>>();
 
   constructor(
-    private readonly store: Store,
+    store: Store,
     private readonly clock: SimClock,
     private readonly recorder: EventRecorder,
     stepMs: number,
   ) {
-    this.queue = new WorkQueue(clock, stepMs, (key) => this.sync(key), 'job-controller');
+    super(store, clock, stepMs, 'job-controller');
   }
 
-  start(): void {
-    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
-    for (const job of this.store.list('Job')) this.queue.add(namespacedKey(job.metadata.namespace, job.metadata.name));
+  protected override queueExisting(): void {
+    this.queueEach('Job');
   }
 
-  stop(): void {
-    this.unsubscribe?.();
-    this.queue.stop();
+  protected override onEvent({ type, object }: StoreEvent): void {
+    if (object.kind === 'Job' && type === 'DELETED') this.counted.delete(object.metadata.uid ?? '');
+    else this.queueWithPods(type, object, 'Job');
   }
 
-  private onEvent({ type, object }: StoreEvent): void {
-    if (object.kind === 'Job') {
-      if (type === 'DELETED') this.counted.delete(object.metadata.uid ?? '');
-      else this.queue.add(namespacedKey(object.metadata.namespace, object.metadata.name));
-    } else if (object.kind === 'Pod') {
-      const owner = object.metadata.ownerReferences?.find((ref) => ref.controller && ref.kind === 'Job');
-      if (owner) this.queue.add(namespacedKey(object.metadata.namespace, owner.name));
-    }
-  }
-
-  private sync(key: string): void {
+  protected override sync(key: string): void {
     const [namespace, name] = splitKey(key);
     const job = this.store.get('Job', namespace, name);
     if (!job || job.metadata.deletionTimestamp || isFinished(job)) return;

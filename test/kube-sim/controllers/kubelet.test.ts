@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../types.js';
 import {
   condition,
@@ -7,13 +7,10 @@ import {
   eventsFor,
   firstSeen,
   getDeployment,
-  startSim,
+  simForThisTest,
   waitFor,
   type Sim,
 } from './harness.js';
-
-let sim: Sim | undefined;
-afterEach(() => sim?.stop());
 
 function onlyPod(sim: Sim, app: string): KubeObject | undefined {
   return sim.store.list('Pod', 'default', `app=${app}`)[0];
@@ -35,7 +32,7 @@ function podEvents(sim: Sim, pod: KubeObject): string[] {
 
 describe('kubelet', () => {
   it('runs a healthy pod: pull, create, start, Ready, with the real container status shape', async () => {
-    sim = startSim();
+    const sim = simForThisTest();
     sim.store.create(deployment('web', { replicas: 1 }));
     const pod = await waitFor('ready pod', () => {
       const found = onlyPod(sim!, 'web');
@@ -98,7 +95,7 @@ describe('kubelet', () => {
   });
 
   it('reports ErrImagePull then ImagePullBackOff for a missing tag, retrying with a growing back-off', async () => {
-    sim = startSim({ registry: { 'nginx:9.99': 'missing' } });
+    const sim = simForThisTest({ registry: { 'nginx:9.99': 'missing' } });
     sim.store.create(deployment('web', { replicas: 1, image: 'nginx:9.99' }));
     // The simulator's own timestamps of each pull attempt and each failed pull, indexed by the
     // aggregated Event's count (each repeat bumps count and rewrites lastTimestamp).
@@ -145,7 +142,7 @@ describe('kubelet', () => {
   });
 
   it('words auth failures and missing repositories like Docker Hub and other registries do', async () => {
-    sim = startSim({ registry: { 'acme/private:1': 'no-repository', 'ghcr.io/acme/*': 'auth-required' } });
+    const sim = simForThisTest({ registry: { 'acme/private:1': 'no-repository', 'ghcr.io/acme/*': 'auth-required' } });
     sim.store.create(deployment('hub', { replicas: 1, image: 'acme/private:1' }));
     sim.store.create(deployment('gh', { replicas: 1, image: 'ghcr.io/acme/app:2' }));
     const hub = await firstSeen(sim.store, 'hub ErrImagePull', () =>
@@ -163,7 +160,7 @@ describe('kubelet', () => {
   });
 
   it('recovers from a registry rate limit once the limited pulls are used up', async () => {
-    sim = startSim({ registry: { 'nginx:1.25': { rateLimitedPulls: 1 } } });
+    const sim = simForThisTest({ registry: { 'nginx:1.25': { rateLimitedPulls: 1 } } });
     sim.store.create(deployment('web', { replicas: 1 }));
     const seen = new Set<string>();
     sim.store.subscribe(({ object }) => {
@@ -183,7 +180,7 @@ describe('kubelet', () => {
   });
 
   it('reports InvalidImageName for a reference that does not parse', async () => {
-    sim = startSim();
+    const sim = simForThisTest();
     sim.store.create(deployment('web', { replicas: 1, image: 'Nginx:1.25' }));
     const status = await waitFor('InvalidImageName', () =>
       waitingReason(onlyPod(sim!, 'web')) === 'InvalidImageName' ? containerStatus(onlyPod(sim!, 'web')) : undefined,
@@ -195,7 +192,7 @@ describe('kubelet', () => {
   });
 
   it('crash-loops a container that exits 1: restartCount, lastState.terminated, CrashLoopBackOff', async () => {
-    sim = startSim();
+    const sim = simForThisTest();
     sim.store.create(
       deployment('web', {
         replicas: 1,
@@ -248,7 +245,7 @@ describe('kubelet', () => {
   });
 
   it('reports OOMKilled with exit code 137', async () => {
-    sim = startSim();
+    const sim = simForThisTest();
     sim.store.create(
       deployment('web', {
         replicas: 1,
@@ -260,7 +257,7 @@ describe('kubelet', () => {
   });
 
   it('reports CreateContainerConfigError for a missing ConfigMap and heals once it exists', async () => {
-    sim = startSim();
+    const sim = simForThisTest();
     sim.store.create(
       deployment('web', { replicas: 1, container: { envFrom: [{ configMapRef: { name: 'web-config' } }] } }),
     );
@@ -280,7 +277,7 @@ describe('kubelet', () => {
   });
 
   it('reports a missing Secret key as CreateContainerConfigError', async () => {
-    sim = startSim();
+    const sim = simForThisTest();
     sim.store.create({
       apiVersion: 'v1',
       kind: 'Secret',
@@ -303,7 +300,7 @@ describe('kubelet', () => {
   });
 
   it('keeps a pod in ContainerCreating with FailedMount for a missing ConfigMap volume', async () => {
-    sim = startSim();
+    const sim = simForThisTest();
     sim.store.create(
       deployment('web', { replicas: 1, podSpec: { volumes: [{ name: 'config', configMap: { name: 'web-files' } }] } }),
     );
@@ -327,7 +324,7 @@ describe('kubelet', () => {
   });
 
   it('keeps a pod unready while its readiness probe fails, with Unhealthy events', async () => {
-    sim = startSim();
+    const sim = simForThisTest();
     sim.store.create(
       deployment('web', {
         replicas: 1,
@@ -355,7 +352,7 @@ describe('kubelet', () => {
   });
 
   it('runs init containers first and reports Init failures with ContainersNotInitialized', async () => {
-    sim = startSim();
+    const sim = simForThisTest();
     sim.store.create(
       deployment('web', {
         replicas: 1,
@@ -382,7 +379,7 @@ describe('kubelet', () => {
   });
 
   it('completes init containers before starting the app', async () => {
-    sim = startSim();
+    const sim = simForThisTest();
     sim.store.create(
       deployment('web', { replicas: 1, podSpec: { initContainers: [{ name: 'migrate', image: 'busybox:1.36' }] } }),
     );
@@ -397,7 +394,7 @@ describe('kubelet', () => {
   });
 
   it('reports RunContainerError then CrashLoopBackOff when the process cannot start', async () => {
-    sim = startSim();
+    const sim = simForThisTest();
     sim.store.create(
       deployment('web', {
         replicas: 1,
@@ -419,7 +416,7 @@ describe('kubelet', () => {
   });
 
   it('kills and restarts a container whose liveness probe fails', async () => {
-    sim = startSim();
+    const sim = simForThisTest();
     sim.store.create(
       deployment('web', {
         replicas: 1,
@@ -438,7 +435,7 @@ describe('kubelet', () => {
   });
 
   it('runs a bare pod with restartPolicy Never to Succeeded or Failed', async () => {
-    sim = startSim();
+    const sim = simForThisTest();
     const pod = (name: string, exitCode: string) => ({
       apiVersion: 'v1',
       kind: 'Pod',

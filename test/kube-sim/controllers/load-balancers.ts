@@ -27,7 +27,8 @@ import type { Store } from '../store.js';
 import type { KubeObject, StoreEvent } from '../types.js';
 import { ApiWriter } from './api-writer.js';
 import type { EventRecorder } from './events.js';
-import { WorkQueue, namespacedKey, splitKey } from './workqueue.js';
+import { namespacedKey, splitKey } from './workqueue.js';
+import { QueuedController } from './queued-controller.js';
 
 export const SIM_INGRESS_CONTROLLER = 'kube-sim.kguard.dev/ingress-controller';
 export const LOAD_BALANCER_ANNOTATION = 'sim.kguard.dev/load-balancer';
@@ -46,43 +47,38 @@ function refused(obj: KubeObject): boolean {
   return obj.metadata.annotations?.[LOAD_BALANCER_ANNOTATION] === 'never';
 }
 
-export class ServiceLoadBalancerController {
-  private readonly queue: WorkQueue;
+export class ServiceLoadBalancerController extends QueuedController {
   private readonly writer: ApiWriter;
   private readonly retryMs = new Map<string, number>();
   private readonly provisioned = new Set<string>();
   private nextAddress = 10;
-  private unsubscribe: (() => void) | undefined;
 
   constructor(
-    private readonly store: Store,
+    store: Store,
     clock: SimClock,
     private readonly recorder: EventRecorder,
     private readonly knobs: LoadBalancerKnobs,
   ) {
+    super(store, clock, knobs.provisionMs, 'service-controller');
     this.writer = new ApiWriter(store, clock);
-    this.queue = new WorkQueue(clock, knobs.provisionMs, (key) => this.sync(key), 'service-controller');
   }
 
-  start(): void {
-    if (!this.knobs.cloud) return;
-    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
+  override start(): void {
+    if (this.knobs.cloud) super.start();
+  }
+
+  protected override queueExisting(): void {
     for (const service of this.store.list('Service'))
       this.onEvent({ type: 'ADDED', object: service, resourceVersion: 0 });
   }
 
-  stop(): void {
-    this.unsubscribe?.();
-    this.queue.stop();
-  }
-
-  private onEvent({ type, object }: StoreEvent): void {
+  protected override onEvent({ type, object }: StoreEvent): void {
     if (object.kind !== 'Service' || type === 'DELETED') return;
     const key = namespacedKey(object.metadata.namespace, object.metadata.name);
     if (wantsLoadBalancer(object) || this.provisioned.has(key)) this.queue.add(key);
   }
 
-  private sync(key: string): void {
+  protected override sync(key: string): void {
     const [namespace, name] = splitKey(key);
     const service = this.store.get('Service', namespace, name);
     if (!service || service.metadata.deletionTimestamp) {
@@ -151,35 +147,23 @@ function wantsLoadBalancer(service: KubeObject): boolean {
   );
 }
 
-export class IngressStatusController {
-  private readonly queue: WorkQueue;
+export class IngressStatusController extends QueuedController {
   private readonly writer: ApiWriter;
   private readonly address: string;
-  private unsubscribe: (() => void) | undefined;
 
-  constructor(
-    private readonly store: Store,
-    clock: SimClock,
-    knobs: LoadBalancerKnobs,
-  ) {
+  constructor(store: Store, clock: SimClock, knobs: LoadBalancerKnobs) {
+    super(store, clock, knobs.provisionMs, 'ingress-controller');
     this.writer = new ApiWriter(store, clock);
-    this.queue = new WorkQueue(clock, knobs.provisionMs, (key) => this.sync(key), 'ingress-controller');
     // The address of the controller's own LoadBalancer Service, which it publishes for every Ingress it serves.
     this.address = '198.51.100.10';
   }
 
-  start(): void {
-    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
+  protected override queueExisting(): void {
     for (const ingress of this.store.list('Ingress'))
       this.onEvent({ type: 'ADDED', object: ingress, resourceVersion: 0 });
   }
 
-  stop(): void {
-    this.unsubscribe?.();
-    this.queue.stop();
-  }
-
-  private onEvent({ type, object }: StoreEvent): void {
+  protected override onEvent({ type, object }: StoreEvent): void {
     if (type === 'DELETED') return;
     if (object.kind === 'Ingress') this.queue.add(namespacedKey(object.metadata.namespace, object.metadata.name));
     // A class created after its Ingresses: they are served from then on.
@@ -188,7 +172,7 @@ export class IngressStatusController {
         this.queue.add(namespacedKey(ingress.metadata.namespace, ingress.metadata.name));
   }
 
-  private sync(key: string): void {
+  protected override sync(key: string): void {
     const [namespace, name] = splitKey(key);
     const ingress = this.store.get('Ingress', namespace, name);
     if (!ingress || ingress.metadata.deletionTimestamp || refused(ingress) || addressesOf(ingress).length > 0) return;

@@ -18,54 +18,41 @@ import {
   podCondition,
 } from './pods.js';
 import { admitPod } from './quota.js';
-import { WorkQueue, namespacedKey, splitKey } from './workqueue.js';
+import { namespacedKey, splitKey } from './workqueue.js';
+import { QueuedController } from './queued-controller.js';
 
 const SOURCE = { component: 'replicaset-controller' };
 const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
-export class ReplicaSetController {
-  private readonly queue: WorkQueue;
-  private unsubscribe: (() => void) | undefined;
+export class ReplicaSetController extends QueuedController {
   /** Consecutive create failures per ReplicaSet, for the retry back-off. */
   private readonly failures = new Map<string, number>();
 
   constructor(
-    private readonly store: Store,
+    store: Store,
     private readonly clock: SimClock,
     private readonly recorder: EventRecorder,
     stepMs: number,
   ) {
-    this.queue = new WorkQueue(clock, stepMs, (key) => this.sync(key), 'replicaset-controller');
+    super(store, clock, stepMs, 'replicaset-controller');
   }
 
-  start(): void {
-    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
-    for (const rs of this.store.list('ReplicaSet'))
-      this.queue.add(namespacedKey(rs.metadata.namespace, rs.metadata.name));
+  protected override queueExisting(): void {
+    this.queueEach('ReplicaSet');
   }
 
-  stop(): void {
-    this.unsubscribe?.();
-    this.queue.stop();
-  }
-
-  private onEvent({ type, object }: StoreEvent): void {
-    if (object.kind === 'ReplicaSet') {
-      if (type !== 'DELETED') this.queue.add(namespacedKey(object.metadata.namespace, object.metadata.name));
-    } else if (object.kind === 'Pod') {
-      const owner = object.metadata.ownerReferences?.find((ref) => ref.controller && ref.kind === 'ReplicaSet');
-      if (owner) this.queue.add(namespacedKey(object.metadata.namespace, owner.name));
-    } else if (object.kind === 'ResourceQuota') {
+  protected override onEvent({ type, object }: StoreEvent): void {
+    if (object.kind === 'ResourceQuota') {
       // Quota changes may let a refused pod in now.
       for (const rs of this.store.list('ReplicaSet', object.metadata.namespace)) {
         if (rs.status?.conditions?.some((c: { type: string }) => c.type === 'ReplicaFailure')) {
           this.queue.add(namespacedKey(rs.metadata.namespace, rs.metadata.name));
         }
       }
-    }
+    } else this.queueWithPods(type, object, 'ReplicaSet');
   }
 
-  private sync(key: string): void {
+  protected override sync(key: string): void {
     const [namespace, name] = splitKey(key);
     const rs = this.store.get('ReplicaSet', namespace, name);
     if (!rs || rs.metadata.deletionTimestamp) {

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_TIMING, loadScenario } from '../scenario.js';
 import {
   condition,
@@ -10,14 +10,10 @@ import {
   eventsFor,
   firstSeen,
   getDeployment,
-  startSim,
+  simForThisTest,
   untilSimTime,
   waitFor,
-  type Sim,
 } from './harness.js';
-
-let sim: Sim | undefined;
-afterEach(() => sim?.stop());
 
 function file(name: string, text: string): string {
   const path = join(mkdtempSync(join(tmpdir(), 'kube-sim-scenario-')), name);
@@ -72,7 +68,10 @@ describe('loadScenario', () => {
 
 describe('scenario behaviour', () => {
   it('matches registry entries by repository and by pattern, and honours defaultImage', async () => {
-    sim = startSim({ defaultImage: 'missing', registry: { nginx: 'present', 'registry.internal/*': 'unreachable' } });
+    const sim = simForThisTest({
+      defaultImage: 'missing',
+      registry: { nginx: 'present', 'registry.internal/*': 'unreachable' },
+    });
     sim.store.create(deployment('any-tag', { replicas: 1, image: 'nginx:1.27' }));
     sim.store.create(deployment('internal', { replicas: 1, image: 'registry.internal/team/app:3' }));
     sim.store.create(deployment('unknown', { replicas: 1, image: 'redis:7' }));
@@ -96,7 +95,7 @@ describe('scenario behaviour', () => {
   });
 
   it('registers the nodes as Node objects', () => {
-    sim = startSim({ nodes: { count: 2, cpu: '8', memory: '16Gi' } });
+    const sim = simForThisTest({ nodes: { count: 2, cpu: '8', memory: '16Gi' } });
     const nodes = sim.store.list('Node');
     expect(nodes.map((node) => node.metadata.name)).toEqual(['node-1', 'node-2']);
     expect(nodes[0]!.status.allocatable).toMatchObject({ cpu: '8', memory: '16Gi', pods: '110' });
@@ -104,7 +103,7 @@ describe('scenario behaviour', () => {
   });
 
   it('crash-count makes a crash transient: the container keeps running after N failed starts', async () => {
-    sim = startSim();
+    const sim = simForThisTest();
     sim.store.create(
       deployment('web', {
         replicas: 1,
@@ -134,7 +133,7 @@ describe('scenario behaviour', () => {
   it('readiness-delay-seconds keeps a pod unready (connection refused) until the delay passes', async () => {
     // Time scale 25, not 100: the first probe must run within the 15 s delay for a refused probe to
     // exist at all, i.e. within 600 ms of wall time rather than 150 ms on a loaded machine.
-    sim = startSim({}, 25);
+    const sim = simForThisTest({}, 25);
     sim.store.create(
       deployment('web', {
         replicas: 1,
@@ -157,7 +156,7 @@ describe('scenario behaviour', () => {
   });
 
   it('aggregates repeated events into count and lastTimestamp', async () => {
-    sim = startSim({ registry: { 'nginx:9.99': 'missing' } });
+    const sim = simForThisTest({ registry: { 'nginx:9.99': 'missing' } });
     sim.store.create(deployment('web', { replicas: 1, image: 'nginx:9.99' }));
     const event = await waitFor('BackOff x3', () => {
       const pod = sim!.store.list('Pod', 'default', 'app=web')[0];
@@ -170,7 +169,7 @@ describe('scenario behaviour', () => {
   });
 
   it('writes nothing once a healthy rollout has settled', async () => {
-    sim = startSim();
+    const sim = simForThisTest();
     // When (simulated time) each write was committed, read as it is committed.
     let lastWriteAt = sim.clock.now().getTime();
     sim.store.subscribe(() => (lastWriteAt = sim!.clock.now().getTime()));

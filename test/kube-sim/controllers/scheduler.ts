@@ -12,7 +12,8 @@ import type { NodeSpec, Scenario } from '../scenario.js';
 import type { EventRecorder } from './events.js';
 import { holdsNodeResources, isPodActive, podRequest, type PodCondition } from './pods.js';
 import { cpuMillis, parseQuantity } from './quantity.js';
-import { WorkQueue, namespacedKey, splitKey } from './workqueue.js';
+import { namespacedKey, splitKey } from './workqueue.js';
+import { QueuedController } from './queued-controller.js';
 
 const REPORTING_INSTANCE = 'default-scheduler-control-plane';
 
@@ -22,37 +23,23 @@ interface NodeVerdict {
   resolvable: boolean;
 }
 
-export class Scheduler {
-  private readonly queue: WorkQueue;
-  private unsubscribe: (() => void) | undefined;
+export class Scheduler extends QueuedController {
   private readonly unschedulable = new Set<string>();
 
   constructor(
-    private readonly store: Store,
+    store: Store,
     private readonly clock: SimClock,
     private readonly recorder: EventRecorder,
     private readonly scenario: Scenario,
   ) {
-    this.queue = new WorkQueue(
-      clock,
-      scenario.timing.controllerStepMs,
-      (key) => this.schedule(key),
-      'default-scheduler',
-    );
+    super(store, clock, scenario.timing.controllerStepMs, 'default-scheduler');
   }
 
-  start(): void {
-    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
-    for (const pod of this.store.list('Pod'))
-      if (this.wantsScheduling(pod)) this.queue.add(namespacedKey(pod.metadata.namespace, pod.metadata.name));
+  protected override queueExisting(): void {
+    this.queueEach('Pod', (object) => this.wantsScheduling(object));
   }
 
-  stop(): void {
-    this.unsubscribe?.();
-    this.queue.stop();
-  }
-
-  private onEvent({ type, object }: StoreEvent): void {
+  protected override onEvent({ type, object }: StoreEvent): void {
     // A node joined (an autoscaler's): the NodeAdd cluster event moves every unschedulable pod back to the active queue.
     if (object.kind === 'Node' && type === 'ADDED') {
       for (const waiting of this.unschedulable) this.queue.add(waiting);
@@ -75,6 +62,10 @@ export class Scheduler {
       (pod.spec?.schedulerName ?? 'default-scheduler') === 'default-scheduler' &&
       isPodActive(pod)
     );
+  }
+
+  protected override sync(key: string): void {
+    this.schedule(key);
   }
 
   private schedule(key: string): void {

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   condition,
   deployment,
@@ -6,17 +6,13 @@ import {
   getDeployment,
   podsOf,
   replicaSetsOf,
-  startSim,
+  simForThisTest,
   waitFor,
-  type Sim,
 } from './harness.js';
-
-let sim: Sim | undefined;
-afterEach(() => sim?.stop());
 
 describe('scheduler', () => {
   it('marks pods that fit no node Unschedulable with the real FailedScheduling message', async () => {
-    sim = startSim();
+    const sim = simForThisTest();
     sim.store.create(deployment('big', { replicas: 1, container: { resources: { requests: { cpu: '8' } } } }));
     const pod = await waitFor('unschedulable', () => {
       const found = sim!.store.list('Pod', 'default', 'app=big')[0];
@@ -36,7 +32,7 @@ describe('scheduler', () => {
   });
 
   it('counts each reason per node and explains a nodeSelector mismatch', async () => {
-    sim = startSim({
+    const sim = simForThisTest({
       nodes: [
         { name: 'small', cpu: '1', memory: '1Gi' },
         { name: 'big', cpu: '8', memory: '32Gi', labels: { disk: 'ssd' } },
@@ -53,7 +49,7 @@ describe('scheduler', () => {
   });
 
   it('schedules a waiting pod once another pod frees the node', async () => {
-    sim = startSim({ nodes: { count: 1, cpu: '1' } });
+    const sim = simForThisTest({ nodes: { count: 1, cpu: '1' } });
     sim.store.create(deployment('first', { replicas: 1, container: { resources: { requests: { cpu: '800m' } } } }));
     await waitFor(
       'first available',
@@ -74,7 +70,7 @@ describe('scheduler', () => {
 
 describe('replicaset controller', () => {
   it('reports FailedCreate and ReplicaFailure when a ResourceQuota refuses pods', async () => {
-    sim = startSim({ quotas: [{ namespace: 'default', name: 'compute', hard: { 'requests.cpu': '1' } }] });
+    const sim = simForThisTest({ quotas: [{ namespace: 'default', name: 'compute', hard: { 'requests.cpu': '1' } }] });
     const created = sim.store.create(
       deployment('web', { replicas: 3, container: { resources: { requests: { cpu: '500m' } } } }),
     );
@@ -96,7 +92,7 @@ describe('replicaset controller', () => {
   });
 
   it('counts pods available only after minReadySeconds', async () => {
-    sim = startSim();
+    const sim = simForThisTest();
     sim.store.create(deployment('web', { replicas: 1, spec: { minReadySeconds: 20 } }));
     const available = await waitFor('available', () => {
       const found = getDeployment(sim!.store, 'web');

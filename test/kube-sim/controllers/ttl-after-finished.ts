@@ -8,36 +8,28 @@
 import type { SimClock } from '../clock.js';
 import type { Store } from '../store.js';
 import type { KubeObject, StoreEvent } from '../types.js';
-import { WorkQueue, namespacedKey, splitKey } from './workqueue.js';
+import { namespacedKey, splitKey } from './workqueue.js';
+import { QueuedController } from './queued-controller.js';
 
-export class TtlAfterFinishedController {
-  private readonly queue: WorkQueue;
-  private unsubscribe: (() => void) | undefined;
-
+export class TtlAfterFinishedController extends QueuedController {
   constructor(
-    private readonly store: Store,
+    store: Store,
     private readonly clock: SimClock,
     stepMs: number,
   ) {
-    this.queue = new WorkQueue(clock, stepMs, (key) => this.sync(key), 'ttl-after-finished-controller');
+    super(store, clock, stepMs, 'ttl-after-finished-controller');
   }
 
-  start(): void {
-    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
+  protected override queueExisting(): void {
     for (const job of this.store.list('Job')) this.onEvent({ type: 'ADDED', object: job, resourceVersion: 0 });
   }
 
-  stop(): void {
-    this.unsubscribe?.();
-    this.queue.stop();
-  }
-
-  private onEvent({ type, object }: StoreEvent): void {
+  protected override onEvent({ type, object }: StoreEvent): void {
     if (object.kind !== 'Job' || type === 'DELETED' || !needsCleanup(object)) return;
     this.queue.add(namespacedKey(object.metadata.namespace, object.metadata.name));
   }
 
-  private sync(key: string): void {
+  protected override sync(key: string): void {
     const [namespace, name] = splitKey(key);
     const job = this.store.get('Job', namespace, name);
     if (!job || !needsCleanup(job)) return;

@@ -23,7 +23,8 @@ import type { Store } from '../store.js';
 import type { KubeObject, StoreEvent } from '../types.js';
 import { ApiWriter } from './api-writer.js';
 import type { EventRecorder } from './events.js';
-import { WorkQueue, namespacedKey, splitKey } from './workqueue.js';
+import { namespacedKey, splitKey } from './workqueue.js';
+import { QueuedController } from './queued-controller.js';
 
 const PV_CONTROLLER = { component: 'persistentvolume-controller' };
 const CONTROLLER_MANAGER = 'kube-controller-manager';
@@ -32,38 +33,24 @@ export const PVC_PROTECTION = 'kubernetes.io/pvc-protection';
 const PV_PROTECTION = 'kubernetes.io/pv-protection';
 const SELECTED_NODE = 'volume.kubernetes.io/selected-node';
 
-export class VolumeBinder {
-  private readonly queue: WorkQueue;
+export class VolumeBinder extends QueuedController {
   private readonly writer: ApiWriter;
-  private unsubscribe: (() => void) | undefined;
 
   constructor(
-    private readonly store: Store,
+    store: Store,
     private readonly clock: SimClock,
     private readonly recorder: EventRecorder,
     private readonly scenario: Scenario,
   ) {
+    super(store, clock, scenario.timing.controllerStepMs, 'persistentvolume-binder');
     this.writer = new ApiWriter(store, clock);
-    this.queue = new WorkQueue(
-      clock,
-      scenario.timing.controllerStepMs,
-      (key) => this.sync(key),
-      'persistentvolume-binder',
-    );
   }
 
-  start(): void {
-    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
-    for (const claim of this.store.list('PersistentVolumeClaim'))
-      this.queue.add(namespacedKey(claim.metadata.namespace, claim.metadata.name));
+  protected override queueExisting(): void {
+    this.queueEach('PersistentVolumeClaim');
   }
 
-  stop(): void {
-    this.unsubscribe?.();
-    this.queue.stop();
-  }
-
-  private onEvent({ type, object }: StoreEvent): void {
+  protected override onEvent({ type, object }: StoreEvent): void {
     if (object.kind === 'PersistentVolumeClaim') {
       if (type === 'DELETED') this.reclaim(object);
       else this.queue.add(namespacedKey(object.metadata.namespace, object.metadata.name));
@@ -77,7 +64,7 @@ export class VolumeBinder {
     }
   }
 
-  private sync(key: string): void {
+  protected override sync(key: string): void {
     const [namespace, name] = splitKey(key);
     const claim = this.store.get('PersistentVolumeClaim', namespace, name);
     const className: string | undefined = claim?.spec?.storageClassName;

@@ -2,15 +2,13 @@
 // (faults.deny); a denied request gets the RBAC authorizer's 403, and a SelfSubjectAccessReview
 // (kubectl auth can-i, or a List of reviews created at once) says allowed: false about it.
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../cluster.js';
 import { kubectl } from '../testing/kubectl.js';
+import { stopAfterEach } from '../testing/test-steps.js';
 
 let cluster: Cluster | undefined;
-afterEach(async () => {
-  await cluster?.stop();
-  cluster = undefined;
-});
+stopAfterEach(() => cluster);
 
 const review = (verb: string, resource: string, namespace: string, group = '') => ({
   apiVersion: 'authorization.k8s.io/v1',

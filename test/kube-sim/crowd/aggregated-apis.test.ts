@@ -7,15 +7,13 @@
 //   /apis/external.metrics.k8s.io/v1beta1 itself, gets 503 and fails api-resources with the
 //   well-known text; other commands log memcache errors and go on.
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../cluster.js';
 import { deploymentYaml, kubectl } from '../testing/kubectl.js';
+import { stopAfterEach } from '../testing/test-steps.js';
 
 let cluster: Cluster | undefined;
-afterEach(async () => {
-  await cluster?.stop();
-  cluster = undefined;
-});
+stopAfterEach(() => cluster);
 
 const UNAVAILABLE = 'external.metrics.k8s.io/v1beta1: the server is currently unable to handle the request';
 // klog's line for the failed group: kubectl 1.32 wraps it as an "Unhandled Error", 1.29 prints it bare.

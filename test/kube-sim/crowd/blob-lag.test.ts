@@ -2,15 +2,13 @@
 // (containerd: `failed to copy: httpReadSeeker: failed open: could not fetch content descriptor
 // … from remote: not found`); after `blobNotFoundPulls` attempts the pull succeeds.
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../cluster.js';
 import { deploymentYaml, kubectl } from '../testing/kubectl.js';
+import { stopAfterEach } from '../testing/test-steps.js';
 
 let cluster: Cluster | undefined;
-afterEach(async () => {
-  await cluster?.stop();
-  cluster = undefined;
-});
+stopAfterEach(() => cluster);
 
 describe('a layer blob not replicated yet', () => {
   it("fails the first pulls with containerd's blob text, then pulls", async () => {

@@ -2,17 +2,15 @@
 // cert-manager.io/inject-ca-from get their caBundle written by manager `cainjector`; a later
 // client-side apply of the same manifest leaves it in place.
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../cluster.js';
 import { waitFor } from '../controllers/harness.js';
 import { TEST_CA_BUNDLE } from '../scenario-crowd.js';
 import { kubectl } from '../testing/kubectl.js';
+import { stopAfterEach } from '../testing/test-steps.js';
 
 let cluster: Cluster | undefined;
-afterEach(async () => {
-  await cluster?.stop();
-  cluster = undefined;
-});
+stopAfterEach(() => cluster);
 
 const webhookYaml = (name: string, annotated: boolean) => `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration

@@ -3,16 +3,14 @@
 // waits until the controller takes the finalizer off; the API server refuses new finalizers on an
 // object being deleted.
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../cluster.js';
 import { waitFor } from '../controllers/harness.js';
 import { kubectl } from '../testing/kubectl.js';
+import { stopAfterEach } from '../testing/test-steps.js';
 
 let cluster: Cluster | undefined;
-afterEach(async () => {
-  await cluster?.stop();
-  cluster = undefined;
-});
+stopAfterEach(() => cluster);
 
 const LB_FINALIZER = 'service.kubernetes.io/load-balancer-cleanup';
 

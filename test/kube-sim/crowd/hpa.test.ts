@@ -2,16 +2,14 @@
 // kube-controller-manager (managedFields: subresource scale), writes its status and conditions,
 // clamps to min/max, and scales back after a kubectl apply puts the manifest's replicas back.
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../cluster.js';
 import { firstSeen, waitFor } from '../controllers/harness.js';
 import { deploymentYaml, hpaYaml, kubectl } from '../testing/kubectl.js';
+import { stopAfterEach } from '../testing/test-steps.js';
 
 let cluster: Cluster | undefined;
-afterEach(async () => {
-  await cluster?.stop();
-  cluster = undefined;
-});
+stopAfterEach(() => cluster);
 
 const replicas = (name: string) => cluster!.store.get('Deployment', 'default', name)?.spec.replicas as number;
 const hpa = (name: string) => cluster!.store.get('HorizontalPodAutoscaler', 'default', name)!;

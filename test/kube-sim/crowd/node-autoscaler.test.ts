@@ -2,15 +2,13 @@
 // with the scheduler's real message, get cluster-autoscaler's TriggeredScaleUp (or Karpenter's
 // Nominated), and schedule once the matching node has joined; kubectl rollout status completes.
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../cluster.js';
 import { kubectl } from '../testing/kubectl.js';
+import { stopAfterEach } from '../testing/test-steps.js';
 
 let cluster: Cluster | undefined;
-afterEach(async () => {
-  await cluster?.stop();
-  cluster = undefined;
-});
+stopAfterEach(() => cluster);
 
 const gpuDeployment = `apiVersion: apps/v1
 kind: Deployment

@@ -2,15 +2,13 @@
 // down, the data of an immutable ConfigMap or Secret, a Job created from a copy of a deleted Job
 // (its selector names the old uid), a Job's pod template.
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../cluster.js';
 import { jobYaml, kubectl } from '../testing/kubectl.js';
+import { stopAfterEach } from '../testing/test-steps.js';
 
 let cluster: Cluster | undefined;
-afterEach(async () => {
-  await cluster?.stop();
-  cluster = undefined;
-});
+stopAfterEach(() => cluster);
 
 const claimYaml = (size: string) => `apiVersion: v1
 kind: PersistentVolumeClaim

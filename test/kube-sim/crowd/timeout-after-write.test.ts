@@ -2,15 +2,13 @@
 // storage write went on): kubectl reports the timeout, the object is there, and a retried create
 // meets it as 409 AlreadyExists.
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../cluster.js';
 import { deploymentYaml, kubectl } from '../testing/kubectl.js';
+import { stopAfterEach } from '../testing/test-steps.js';
 
 let cluster: Cluster | undefined;
-afterEach(async () => {
-  await cluster?.stop();
-  cluster = undefined;
-});
+stopAfterEach(() => cluster);
 
 const TIMEOUT = 'Timeout: request did not complete within requested timeout - context deadline exceeded';
 

@@ -2,15 +2,13 @@
 // failed to fetch anonymous token: …`), transiently: the pulls succeed after `tokenFailures`
 // attempts, so `kubectl rollout status` completes and the Failed events keep the real text.
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../cluster.js';
 import { deploymentYaml, kubectl } from '../testing/kubectl.js';
+import { stopAfterEach } from '../testing/test-steps.js';
 
 let cluster: Cluster | undefined;
-afterEach(async () => {
-  await cluster?.stop();
-  cluster = undefined;
-});
+stopAfterEach(() => cluster);
 
 describe('pulls failing at the token server', () => {
   it('words DNS, TLS, 503 and 429 failures as containerd does, then pulls', async () => {

@@ -1,15 +1,13 @@
 // The TTL-after-finished controller: a finished Job with ttlSecondsAfterFinished is deleted, with
 // its pods, that long after it finished; kubectl wait --for=delete sees it go.
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../cluster.js';
 import { jobYaml, kubectl } from '../testing/kubectl.js';
+import { stopAfterEach } from '../testing/test-steps.js';
 
 let cluster: Cluster | undefined;
-afterEach(async () => {
-  await cluster?.stop();
-  cluster = undefined;
-});
+stopAfterEach(() => cluster);
 
 const withTtl = (yaml: string, seconds: number) =>
   yaml.replace('spec:\n', `spec:\n  ttlSecondsAfterFinished: ${seconds}\n`);

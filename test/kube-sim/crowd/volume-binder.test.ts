@@ -2,16 +2,14 @@
 // (Immediate at once, WaitForFirstConsumer once a pod using it is scheduled), with the
 // annotations, finalizer, events and PV a real cluster shows; deleting the claim releases it.
 
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../cluster.js';
 import { waitFor } from '../controllers/harness.js';
 import { kubectl } from '../testing/kubectl.js';
+import { stopAfterEach } from '../testing/test-steps.js';
 
 let cluster: Cluster | undefined;
-afterEach(async () => {
-  await cluster?.stop();
-  cluster = undefined;
-});
+stopAfterEach(() => cluster);
 
 const classYaml = (
   name: string,

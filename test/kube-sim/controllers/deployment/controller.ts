@@ -9,7 +9,7 @@ import type { Store } from '../../store.js';
 import type { KubeObject, StoreEvent } from '../../types.js';
 import type { EventRecorder } from '../events.js';
 import { equalIgnoreHash } from '../template-hash.js';
-import { WorkQueue, namespacedKey, splitKey } from '../workqueue.js';
+import { namespacedKey, splitKey } from '../workqueue.js';
 import { getNewReplicaSet, type RevisionWriter } from './new-replicaset.js';
 import { reconcileNewReplicaSet, reconcileOldReplicaSets, scale, type Scaler } from './scaling.js';
 import { calculateStatus, progressDeadlineAt, rolloutStatus, serializeStatus } from './status.js';
@@ -35,39 +35,32 @@ import {
   specReplicas,
   type DeploymentStatus,
 } from './util.js';
+import { QueuedController } from '../queued-controller.js';
 
 const SOURCE = { component: 'deployment-controller' };
 
-export class DeploymentController {
-  private readonly queue: WorkQueue;
+export class DeploymentController extends QueuedController {
   private readonly scaler: Scaler = {
     scaleAndRecord: (rs, newScale, d) => this.scaleReplicaSetAndRecordEvent(rs, newScale, d),
     resize: (rs, newScale, d) => this.scaleReplicaSet(rs, newScale, d),
   };
   private readonly revisionWriter: RevisionWriter;
-  private unsubscribe: (() => void) | undefined;
 
   constructor(
-    private readonly store: Store,
+    store: Store,
     private readonly clock: SimClock,
     private readonly recorder: EventRecorder,
     stepMs: number,
   ) {
-    this.queue = new WorkQueue(clock, stepMs, (key) => this.sync(key), 'deployment-controller');
+    super(store, clock, stepMs, 'deployment-controller');
     this.revisionWriter = { store, clock, recorder, writeDeployment: (d, status) => this.writeDeployment(d, status) };
   }
 
-  start(): void {
-    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
-    for (const d of this.store.list('Deployment')) this.queue.add(namespacedKey(d.metadata.namespace, d.metadata.name));
+  protected override queueExisting(): void {
+    this.queueEach('Deployment');
   }
 
-  stop(): void {
-    this.unsubscribe?.();
-    this.queue.stop();
-  }
-
-  private onEvent({ type, object }: StoreEvent): void {
+  protected override onEvent({ type, object }: StoreEvent): void {
     if (object.kind === 'Deployment') {
       if (type !== 'DELETED') this.queue.add(namespacedKey(object.metadata.namespace, object.metadata.name));
     } else if (object.kind === 'ReplicaSet') {
@@ -82,7 +75,7 @@ export class DeploymentController {
     }
   }
 
-  private sync(key: string): void {
+  protected override sync(key: string): void {
     const [namespace, name] = splitKey(key);
     const found = this.store.get('Deployment', namespace, name);
     if (!found || found.metadata.deletionTimestamp) return;

@@ -25,7 +25,7 @@ import {
 } from '../history.js';
 import { availableAt, deletePodGracefully, isOwnedBy } from '../pods.js';
 import { admitPod } from '../quota.js';
-import { WorkQueue, namespacedKey, splitKey } from '../workqueue.js';
+import { splitKey } from '../workqueue.js';
 import {
   claimName,
   defaulted,
@@ -39,6 +39,7 @@ import {
   ordinalOf,
   revisionOfPod,
 } from './pods.js';
+import { QueuedController } from '../queued-controller.js';
 
 const SOURCE = { component: 'statefulset-controller' };
 
@@ -60,40 +61,25 @@ export interface StatefulSetStatus {
   availableReplicas: number;
 }
 
-export class StatefulSetController {
-  private readonly queue: WorkQueue;
-  private unsubscribe: (() => void) | undefined;
-
+export class StatefulSetController extends QueuedController {
   constructor(
-    private readonly store: Store,
+    store: Store,
     private readonly clock: SimClock,
     private readonly recorder: EventRecorder,
     stepMs: number,
   ) {
-    this.queue = new WorkQueue(clock, stepMs, (key) => this.sync(key), 'statefulset-controller');
+    super(store, clock, stepMs, 'statefulset-controller');
   }
 
-  start(): void {
-    this.unsubscribe = this.store.subscribe((event) => this.onEvent(event));
-    for (const set of this.store.list('StatefulSet'))
-      this.queue.add(namespacedKey(set.metadata.namespace, set.metadata.name));
+  protected override queueExisting(): void {
+    this.queueEach('StatefulSet');
   }
 
-  stop(): void {
-    this.unsubscribe?.();
-    this.queue.stop();
+  protected override onEvent({ type, object }: StoreEvent): void {
+    this.queueWithPods(type, object, 'StatefulSet');
   }
 
-  private onEvent({ type, object }: StoreEvent): void {
-    if (object.kind === 'StatefulSet') {
-      if (type !== 'DELETED') this.queue.add(namespacedKey(object.metadata.namespace, object.metadata.name));
-    } else if (object.kind === 'Pod') {
-      const owner = object.metadata.ownerReferences?.find((ref) => ref.controller && ref.kind === 'StatefulSet');
-      if (owner) this.queue.add(namespacedKey(object.metadata.namespace, owner.name));
-    }
-  }
-
-  private sync(key: string): void {
+  protected override sync(key: string): void {
     const [namespace, name] = splitKey(key);
     const set = this.store.get('StatefulSet', namespace, name);
     if (!set || set.metadata.deletionTimestamp) return;
