@@ -17,6 +17,8 @@ describe('the linux-x64 executable', () => {
       version: string;
     };
     const run = await execa(KGUARD, ['version'], { env: { PATH: '/nonexistent' }, extendEnv: false });
-    expect(run.stdout).toMatch(new RegExp(`^${version.replace(/\./g, '\\.')} \\(executable kguard-linux-x64, bun \\d+\\.\\d+\\.\\d+\\)$`));
+    expect(run.stdout).toMatch(
+      new RegExp(`^${version.replace(/\./g, '\\.')} \\(executable kguard-linux-x64, bun \\d+\\.\\d+\\.\\d+\\)$`),
+    );
   });
 });
