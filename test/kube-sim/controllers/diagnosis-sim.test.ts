@@ -134,7 +134,7 @@ describe('evictions', () => {
       phase: pod.status?.phase,
       reason: pod.status?.reason,
       message: pod.status?.message,
-      conditions: (pod.status?.conditions as { type: string; status: string; reason?: string }[])
+      conditions: ((pod.status?.conditions ?? []) as { type: string; status: string; reason?: string }[])
         // kube-sim writes PodReadyToStartContainers without the reason (PodSandboxNotReady) 1.37 adds, for every pod.
         .filter((c) => !['PodScheduled', 'Initialized', 'PodReadyToStartContainers'].includes(c.type))
         .map((c) => `${c.type}=${c.status} ${c.reason ?? ''}`)
