@@ -1,8 +1,8 @@
 // Facts from outside the cluster: manifests from stdin and files, the kubeconfig kubectl will
 // read, and how the terminal wants its output.
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { InputError } from '../errors.js';
 
@@ -113,4 +113,22 @@ export function programName(launcher: string | undefined, executable: string = p
   const embedded = launcher !== undefined && /^(\/\$bunfs\/|B:[\\/]~BUN[\\/])/.test(launcher);
   const name = launcher === undefined ? '' : path.basename(embedded ? executable : launcher);
   return name === PLUGIN_BINARY || name === PLUGIN_COMPLETION ? `kubectl ${PLUGIN_NAME}` : 'kguard';
+}
+
+/**
+ * TMPDIR (Node's os.tmpdir()) must be a directory kguard may write: its kubectl proxy's socket,
+ * downloaded manifests and private copies go there. Said before anything runs (#45: a missing
+ * TMPDIR was "a bug in kguard", exit 70).
+ */
+export function unusableTempDirectory(directory: string = tmpdir()): string | undefined {
+  let why: string | undefined;
+  try {
+    if (!statSync(directory).isDirectory()) why = 'it is not a directory';
+    else accessSync(directory, constants.W_OK | constants.X_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    why = code === 'ENOENT' ? 'it does not exist' : `kguard may not write there (${code ?? String(error)})`;
+  }
+  if (!why) return undefined;
+  return `the temporary directory ${directory} (TMPDIR) cannot be used: ${why}. kguard keeps its kubectl proxy's socket and its private copies there. Next: set TMPDIR to a directory you may write (or unset it for /tmp); nothing was applied.`;
 }

@@ -2,7 +2,7 @@
 // person reads: the cause, the evidence (grouped: ten replicas failing alike are one line), the
 // logs, and a next step that still works after the restore removed the pods. Pure.
 import type { KubeEvent } from '../kube.js';
-import type { ObjectRef } from '../objects/model.js';
+import { runsPods, type ObjectRef } from '../objects/model.js';
 import type { Cause, RolloutVerdict as Verdict } from '../model/verdict.js';
 import { containerOf, timeOf } from './clues.js';
 import { pullErrorGist } from './pull-errors.js';
@@ -27,7 +27,7 @@ export function diagnose(
     case 'timed-out': {
       const worst = worstFinding(verdict.findings);
       return {
-        summary: `new pods did not become ready in time (at the deadline: ${verdict.waitingFor})`,
+        summary: `${runsPods(workload) ? 'new pods' : 'it'} did not become ready in time (at the deadline: ${verdict.waitingFor})`,
         evidence: [
           ...findingLines(worst ? [worst, ...verdict.findings] : verdict.findings),
           ...eventLines(events, verdict.findings),

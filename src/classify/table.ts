@@ -309,3 +309,24 @@ export const DEPLOYMENT_CONDITION_REASONS: Readonly<Record<string, ReasonRule>> 
     nextStep: 'check what refuses pod deletion in namespace NAMESPACE (a webhook, RBAC of the controller)',
   },
 };
+
+/**
+ * The rule of a workload's failing condition, by its reason and what its message says. A
+ * FailedCreate that the PodSecurity admission refused is final: the pod template itself violates the
+ * namespace's policy, and no later try passes (k8s.io/pod-security-admission admission/admission.go:
+ * `forbiddenResponse(attrs, fmt.Errorf("violates PodSecurity %q: %s", nsPolicy.Enforce.String(),
+ * result.ForbiddenDetail()))`, copied into the ReplicaSet's ReplicaFailure condition as
+ * `pods "web-…" is forbidden: violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false …`).
+ * A quota refusal can clear (a pod ends): it keeps its 30 s grace and its quota step.
+ */
+export function conditionRuleFor(reason: string, message: string | undefined): ReasonRule | undefined {
+  const rule = DEPLOYMENT_CONDITION_REASONS[reason];
+  const policy = /violates PodSecurity "([^"]+)"/.exec(message ?? '')?.[1];
+  if (!rule || !policy || (reason !== 'FailedCreate' && reason !== 'ReplicaSetCreateError')) return rule;
+  return {
+    ...rule,
+    policy: { when: 'now' },
+    cannot: `create its pods: the namespace's PodSecurity policy "${policy}" refuses their template`,
+    nextStep: `make the pod template meet the "${policy}" Pod Security Standard (each violation is named in this diagnosis), or change the namespace's pod-security.kubernetes.io/enforce label: kubectl get namespace NAMESPACE --show-labels`,
+  };
+}

@@ -65,7 +65,8 @@ export function failureOf(error: unknown): Failure {
 }
 
 /**
- * A cancelled CI job (SIGINT, then SIGTERM, then SIGKILL a few seconds later) or Ctrl-C, in any
+ * A cancelled CI job (SIGINT, then SIGTERM, then SIGKILL a few seconds later), Ctrl-C, or a closed
+ * terminal or dropped SSH session (SIGHUP, handled as SIGTERM), in any
  * state, from the first line of main on: the first signal stops the watch and restores what the
  * apply changed (before the apply: stops the reads, nothing is applied); the SIGTERM GitHub
  * Actions sends 7.5 s after its SIGINT is the same cancellation (interrupt.ts); any other second
@@ -77,15 +78,21 @@ export function handleInterrupts(session: Session): void {
     if (session.finished) return;
     const meaning = signalMeaning(seen, signal);
     seen.push(signal);
+    // A closed terminal or a dropped SSH session (SIGHUP): what is written to it now may fail
+    // (EIO); the restore goes on all the same and the exit code tells.
+    if (signal === 'SIGHUP') for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
     if (meaning === 'cancel') {
       const again = signal === 'SIGINT' ? 'SIGINT again exits at once' : 'a second signal exits at once';
-      process.stderr.write(`kguard: ${signal}: stopping; restoring what this apply changed (${again})\n`);
+      const what = session.recorder?.applyBegun
+        ? 'restoring what this apply changed'
+        : 'nothing was applied; stopping before the apply';
+      process.stderr.write(`kguard: ${signal}: stopping; ${what} (${again})\n`);
       session.cancel.abort(`interrupted by ${signal}`);
       return;
     }
     if (meaning === 'same-cancellation') {
       process.stderr.write(
-        `kguard: ${signal} after ${seen[0]}: the same cancellation (as GitHub Actions sends it); the restore goes on (SIGINT again exits at once)\n`,
+        `kguard: ${signal} after ${seen[0]}: the same cancellation${signal === 'SIGHUP' ? ' (the terminal closed)' : ' (as GitHub Actions sends it)'}; the restore goes on (SIGINT again exits at once)\n`,
       );
       return;
     }
@@ -113,4 +120,6 @@ export function handleInterrupts(session: Session): void {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // SIGHUP (the terminal closed, the SSH session dropped) is a SIGTERM: restore, exit 130.
+  process.on('SIGHUP', onSignal);
 }

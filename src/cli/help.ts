@@ -7,11 +7,11 @@ export const EXIT_CODES: ReadonlyArray<readonly [number, string]> = [
   [0, 'healthy: every changed workload rolled out (or nothing changed, or a preview without --diff changes)'],
   [1, 'bad input or usage (nothing applied); with --diff: the apply would change something, as kubectl diff'],
   [2, 'kubectl or the cluster failed before the apply, or refused it (nothing applied)'],
-  [3, 'the apply failed and everything it changed was restored'],
+  [3, 'the apply failed and everything it changed was restored (with --rollback none: left as applied)'],
   [4, 'a person must finish: the commands are printed'],
   [5, 'a changed workload was not healthy within --timeout (restored unless --rollback none)'],
   [70, 'internal error: a bug in kguard'],
-  [130, 'cancelled (SIGINT/SIGTERM): what the apply changed was restored'],
+  [130, 'cancelled (SIGINT, SIGTERM, SIGHUP): what the apply changed was restored'],
 ];
 
 /** The environment variables kguard reads (kubectl reads its own besides). */

@@ -22,6 +22,7 @@ export function secondSignalMessage(
  * GitHub Actions cancels a step with SIGINT, then SIGTERM 7.5 s later if it still runs, then kills
  * the process tree 2.5 s after that (docs.github.com, "Workflow cancellation"), so that SIGTERM is
  * the same cancellation arriving again, not a person insisting, and a restore in flight finishes.
+ * So is a SIGHUP (the terminal closed, the SSH session dropped) after any first signal.
  */
 export function signalMeaning(
   before: readonly NodeJS.Signals[],
@@ -29,5 +30,7 @@ export function signalMeaning(
 ): 'cancel' | 'same-cancellation' | 'exit-now' {
   if (before.length === 0) return 'cancel';
   if (before.length === 1 && before[0] === 'SIGINT' && signal === 'SIGTERM') return 'same-cancellation';
+  // The terminal closing after a Ctrl-C is no person insisting: the restore goes on.
+  if (signal === 'SIGHUP') return 'same-cancellation';
   return 'exit-now';
 }

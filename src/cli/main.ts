@@ -5,13 +5,20 @@
 // command imports what it uses when it runs.
 import { isChangeKind } from '../objects/compare.js';
 import { CommanderError, type Command } from 'commander';
-import { InputError } from '../errors.js';
+import { InputError, KubectlError } from '../errors.js';
 import { credentialValues } from '../kubectl/passthrough.js';
 import type { ManifestInput } from '../model/options.js';
 import type { Reporter } from '../model/events.js';
 import { Redactor } from '../report/safety/redact.js';
 import { sanitizeDeep, sanitizeText } from '../report/safety/sanitize.js';
-import { canAnimate, missingKubeconfig, programName, readStdin, useColour } from '../api/environment.js';
+import {
+  canAnimate,
+  missingKubeconfig,
+  programName,
+  readStdin,
+  unusableTempDirectory,
+  useColour,
+} from '../api/environment.js';
 import {
   parseOutputMode,
   toApplyOptions,
@@ -335,6 +342,10 @@ async function main(argv: string[]): Promise<void> {
   try {
     const cli = buildCli(session, argv);
     explain = cli.explain;
+    // A command that runs kubectl needs a temporary directory (its proxy's socket): said first, exit 2.
+    const asksHelp = argv.length <= 2 || argv.slice(2).some((arg) => /^(-h|--help|-V|--version|help)$/.test(arg));
+    const temp = asksHelp ? undefined : unusableTempDirectory();
+    if (temp) throw new KubectlError(temp);
     await cli.program.parseAsync(cli.words, { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError && error.code === 'commander.unknownOption')

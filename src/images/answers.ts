@@ -130,3 +130,9 @@ export function verdictOf(
 function plain(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').slice(0, 200);
 }
+
+/** A request's signal: its deadline, or the run's cancellation, whichever comes first. */
+export function deadlineOrCancel(requestTimeoutMs: number, cancel: AbortSignal | undefined): AbortSignal {
+  const deadline = AbortSignal.timeout(requestTimeoutMs);
+  return cancel ? AbortSignal.any([deadline, cancel]) : deadline;
+}

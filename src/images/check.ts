@@ -22,6 +22,8 @@ export interface ImageCheckDeps {
   kubectl: Pick<Kubectl, 'getObject'>;
   reporter: Reporter;
   registries: Registries;
+  /** A signal (SIGINT, SIGTERM, SIGHUP) aborts every registry request at once, not at its deadline. */
+  signal?: AbortSignal;
 }
 
 /** The verdict of every image the apply changes; throws InputError (nothing applied) when one does not exist. */
@@ -80,6 +82,7 @@ export async function checkImagesStep(
     requestTimeoutMs: options.requestTimeoutMs,
     insecureRegistries: options.insecureRegistries ?? [],
     userAgent: `kguard/${kguardVersion()}`,
+    signal: deps.signal,
   });
   try {
     return await checkImages(wouldBe, current, options, { ...deps, registries: client });

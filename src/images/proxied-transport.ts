@@ -9,9 +9,9 @@
 // needs Node 22). At the deadline the request is given up and the agent destroyed, which ends the
 // loop; a later request gets a new agent.
 import { EnvHttpProxyAgent, request } from 'undici';
-import { MAX_BODY_BYTES, type Answer, type Transport } from './answers.js';
+import { deadlineOrCancel, MAX_BODY_BYTES, type Answer, type Transport } from './answers.js';
 
-export function proxiedTransport(requestTimeoutMs: number, env: NodeJS.ProcessEnv): Transport {
+export function proxiedTransport(requestTimeoutMs: number, env: NodeJS.ProcessEnv, cancel?: AbortSignal): Transport {
   const newAgent = () =>
     new EnvHttpProxyAgent({
       httpProxy: env.HTTP_PROXY ?? env.http_proxy,
@@ -36,7 +36,7 @@ export function proxiedTransport(requestTimeoutMs: number, env: NodeJS.ProcessEn
   };
   return {
     send(url, method, headers) {
-      const signal = AbortSignal.timeout(requestTimeoutMs);
+      const signal = deadlineOrCancel(requestTimeoutMs, cancel);
       return new Promise<Answer>((resolve, reject) => {
         const giveUp = () => {
           reject(signal.reason);

@@ -75,8 +75,19 @@ export function parseReference(image: string): ParsedReference {
  */
 export function endpointOf(domain: string, insecureRegistries: readonly string[]): string {
   const host = domain === DOCKER_HUB ? 'registry-1.docker.io' : domain;
-  const plain = isLoopback(domain) || insecureRegistries.includes(domain);
+  const plain = isLoopback(domain) || insecureRegistries.some((registry) => registryHost(registry) === domain);
   return `${plain ? 'http' : 'https'}://${host}`;
+}
+
+/**
+ * The host[:port] a --insecure-registry names, written as containerd's hosts.toml writes a server
+ * (`http://host:port/`) or bare (#45: `http://host:port/` matched no image's domain).
+ */
+export function registryHost(registry: string): string {
+  return registry
+    .trim()
+    .replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')
+    .replace(/\/+$/, '');
 }
 
 /** docker.MatchLocalhost: "localhost", 127.0.0.0/8 and ::1, with or without a port. */

@@ -35,6 +35,8 @@ export interface RegistryOptions {
   requestTimeoutMs: number;
   insecureRegistries: readonly string[];
   userAgent: string;
+  /** Aborts every request at once (a signal): Ctrl-C is not held up by a registry that never answers. */
+  signal?: AbortSignal;
 }
 
 export interface Registries {
@@ -49,7 +51,7 @@ export interface Registries {
  */
 export function registries(
   options: RegistryOptions,
-  through: Transport = transport(options.requestTimeoutMs),
+  through: Transport = transport(options.requestTimeoutMs, process.env, options.signal),
 ): Registries {
   const send = (url: string, method: 'GET' | 'HEAD', headers: Record<string, string>): Promise<Answer> =>
     through.send(url, method, { 'user-agent': options.userAgent, ...headers });

@@ -7,15 +7,22 @@
 import http from 'node:http';
 import https from 'node:https';
 import { proxyFor } from '../manifests/download.js';
-import { MAX_BODY_BYTES, type Answer, type Transport } from './answers.js';
+import { deadlineOrCancel, MAX_BODY_BYTES, type Answer, type Transport } from './answers.js';
 
-export function transport(requestTimeoutMs: number, env: NodeJS.ProcessEnv = process.env): Transport {
-  const straight = direct(requestTimeoutMs);
+/** `cancel`: a signal that ends every request at once (SIGINT, SIGTERM, SIGHUP), beside each one's deadline. */
+export function transport(
+  requestTimeoutMs: number,
+  env: NodeJS.ProcessEnv = process.env,
+  cancel?: AbortSignal,
+): Transport {
+  const straight = direct(requestTimeoutMs, cancel);
   let proxied: Promise<Transport> | undefined;
   return {
     async send(url, method, headers) {
       if (!proxyFor(new URL(url), env)) return straight.send(url, method, headers);
-      proxied ??= import('./proxied-transport.js').then((module) => module.proxiedTransport(requestTimeoutMs, env));
+      proxied ??= import('./proxied-transport.js').then((module) =>
+        module.proxiedTransport(requestTimeoutMs, env, cancel),
+      );
       return (await proxied).send(url, method, headers);
     },
     async close() {
@@ -25,13 +32,13 @@ export function transport(requestTimeoutMs: number, env: NodeJS.ProcessEnv = pro
 }
 
 /** Node's http and https, with connections kept open for the next request to the same registry. */
-export function direct(requestTimeoutMs: number): Transport {
+export function direct(requestTimeoutMs: number, cancel?: AbortSignal): Transport {
   const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
   const send = (url: string, method: 'GET' | 'HEAD', headers: Record<string, string>) =>
     new Promise<Answer>((resolve, reject) => {
       const target = new URL(url);
       const secure = target.protocol === 'https:';
-      const signal = AbortSignal.timeout(requestTimeoutMs);
+      const signal = deadlineOrCancel(requestTimeoutMs, cancel);
       const failed = (error: unknown) => reject(signal.aborted ? signal.reason : error);
       const request = (secure ? https : http).request(
         target,

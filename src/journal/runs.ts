@@ -6,7 +6,8 @@ import type { HolderProbe } from './holder.js';
 import type { Journal } from './journal.js';
 import { leaseHolder, LEASE_SELECTOR } from './lease.js';
 import { LEASE_TYPE } from './held-leases.js';
-import { livenessOf, type RunLiveness } from './liveness.js';
+import { journalExpired, livenessOf, type RunLiveness } from './liveness.js';
+import { newestServerTime, serverNow as readServerNow } from './server-clock.js';
 import { listJournals, type JournalSecretRef } from './store.js';
 import { stopAnswerOf, stopRequestOf } from './stop.js';
 import type { KubeObject } from '../objects/model.js';
@@ -19,6 +20,7 @@ export interface RunRecord {
   secrets: JournalSecretRef[];
   /** Namespaces where some of its journal Secrets could not be found or read. */
   missing: string[];
+  /** Over and older than a day by the API server's clock (journal/liveness.ts journalExpired): the next run deletes it. */
   expired: boolean;
   leases: KubeObject[];
   liveness: RunLiveness;
@@ -26,7 +28,14 @@ export interface RunRecord {
 
 type RunsKubectl = Pick<Kubectl, 'listLabelled' | 'create' | 'replace' | 'deleteExact' | 'getObject'>;
 
-/** Every run with a journal or a Lease: in one namespace, or in all of them. */
+/** How long the read of the API server's clock may take (a server dry run: one small request). */
+const SERVER_CLOCK_DEADLINE_MS = 10_000;
+
+/**
+ * Every run with a journal or a Lease: in one namespace, or in all of them. Each run's life and
+ * its journal's age are told by the API server's clock (journal/server-clock.ts), read only when
+ * some run is found; `now` is this machine's, for the waits that follow.
+ */
 export async function listRuns(
   kubectl: RunsKubectl,
   namespace: string | undefined,
@@ -37,19 +46,28 @@ export async function listRuns(
     listJournals(kubectl, namespace),
     kubectl.listLabelled(LEASE_TYPE, namespace, LEASE_SELECTOR),
   ]);
+  const server =
+    listings.length === 0 && leases.length === 0
+      ? undefined
+      : ((await readServerNow(
+          kubectl,
+          namespace ?? listings[0]?.journal.namespace ?? leases[0]?.metadata.namespace ?? 'default',
+          SERVER_CLOCK_DEADLINE_MS,
+        )) ?? newestServerTime(leases));
   const leasesOf = new Map<string, KubeObject[]>();
   for (const lease of leases) leasesOf.set(leaseHolder(lease), [...(leasesOf.get(leaseHolder(lease)) ?? []), lease]);
-  const runs: RunRecord[] = listings.map(({ journal, expired, secrets, missing }) => {
+  const runs: RunRecord[] = listings.map(({ journal, createdAt, secrets, missing }) => {
     const held = leasesOf.get(journal.runId) ?? [];
     leasesOf.delete(journal.runId);
+    const liveness = livenessOf(journal, held, now, probe, server);
     return {
       runId: journal.runId,
       journal,
       secrets,
       missing,
-      expired,
+      expired: journalExpired({ journal, createdAt, leases: held, liveness }, server),
       leases: held,
-      liveness: livenessOf(journal, held, now, probe),
+      liveness,
     };
   });
   for (const [runId, held] of leasesOf)
@@ -59,7 +77,7 @@ export async function listRuns(
       missing: [],
       expired: false,
       leases: held,
-      liveness: livenessOf(undefined, held, now, probe),
+      liveness: livenessOf(undefined, held, now, probe, server),
     });
   return runs.sort((left, right) => left.runId.localeCompare(right.runId));
 }

@@ -278,7 +278,11 @@ export async function removeJournal(
 export interface JournalListing {
   /** The run's journal, whole: every piece found, merged (pieces.ts). */
   journal: Journal;
-  expired: boolean;
+  /**
+   * When the API server created its first Secret (creationTimestamp, the server's clock): its age
+   * is told by that clock alone (liveness.ts journalExpired), never by the writer's `expiresAt`.
+   */
+  createdAt?: number;
   /** The journal Secrets found. */
   secrets: JournalSecretRef[];
   /** Namespaces whose journal Secrets of this run were not all found (or could not be read). */
@@ -296,7 +300,7 @@ export async function listJournals(
   whole = true,
 ): Promise<JournalListing[]> {
   const listed = await kubectl.listLabelled('secrets', namespace, `${JOURNAL_LABEL}=${JOURNAL_VERSION}`);
-  const byRun = new Map<string, Array<{ journal: Journal; secret: JournalSecretRef }>>();
+  const byRun = new Map<string, Array<{ journal: Journal; secret: JournalSecretRef; createdAt: number }>>();
   const add = (secrets: readonly KubeObjectLike[]) => {
     for (const secret of secrets) {
       let journal: Journal;
@@ -312,7 +316,11 @@ export async function listJournals(
       };
       const pieces = byRun.get(journal.runId) ?? [];
       if (!pieces.some((piece) => piece.secret.namespace === ref.namespace && piece.secret.name === ref.name))
-        pieces.push({ journal: { ...journal, namespace: ref.namespace }, secret: ref });
+        pieces.push({
+          journal: { ...journal, namespace: ref.namespace },
+          secret: ref,
+          createdAt: Date.parse(secret.metadata.creationTimestamp ?? ''),
+        });
       byRun.set(journal.runId, pieces);
     }
   };
@@ -332,13 +340,13 @@ export async function listJournals(
       }),
     );
   }
-  const now = Date.now();
   return [...byRun.values()]
     .map((pieces) => {
       const { journal, missing } = mergePieces(pieces.map((piece) => piece.journal));
+      const created = pieces.map((piece) => piece.createdAt).filter(Number.isFinite);
       return {
         journal,
-        expired: Date.parse(journal.expiresAt) < now,
+        ...(created.length > 0 ? { createdAt: Math.min(...created) } : {}),
         secrets: pieces.map((piece) => piece.secret),
         missing,
       };

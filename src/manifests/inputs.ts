@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { InputError } from '../errors.js';
 import type { ManifestInput } from '../model/options.js';
-import { oversizedObjects } from './limits.js';
+import { oversizedInFile } from './size-stream.js';
 import { manifestFiles } from './locate.js';
 
 export interface InputDeps {
@@ -105,10 +105,8 @@ export async function refuseOversized(
   const files = manifestFiles(inputs.filenames, inputs.recursive);
   const found = (
     await Promise.all(
-      files.map(async (file) => {
-        const text = await readFile(file, 'utf8').catch(() => undefined);
-        return text === undefined ? [] : oversizedObjects(text, inputs.origins.get(file) ?? file);
-      }),
+      // Read a line at a time, a big document a part at a time (size-stream.ts): bounded memory for any input.
+      files.map((file) => oversizedInFile(file, inputs.origins.get(file) ?? file).catch(() => [])),
     )
   ).flat();
   if (found.length === 0) return;

@@ -28,43 +28,48 @@ export interface OversizedObject {
 export function oversizedObjects(text: string, origin: string): OversizedObject[] {
   if (Buffer.byteLength(text) <= PARSE_ABOVE_BYTES) return [];
   const documents = splitDocuments(text) ?? [{ index: 1, text, json: false, head: undefined }];
-  const found: OversizedObject[] = [];
-  for (const document of documents) {
-    const bytes = Buffer.byteLength(document.text);
-    if (bytes <= PARSE_ABOVE_BYTES) continue;
-    const where = documents.length > 1 ? `${origin} (document ${document.index})` : origin;
-    let value: unknown;
-    try {
-      value = document.json ? JSON.parse(document.text) : parse(document.text, { uniqueKeys: false });
-    } catch {
-      // Not readable: kubectl's to say why. Its size alone still goes over the request limit.
-      if (bytes > 3 * MAX_REQUEST_BODY_BYTES)
-        found.push({ where, problem: requestProblem(bytes, 'its text alone is') });
-      continue;
-    }
-    for (const object of objectsOf(value)) {
-      const metadata = isRecord(object.metadata) ? object.metadata : {};
-      const named = {
-        where,
-        kind: typeof object.kind === 'string' ? object.kind : undefined,
-        name: typeof metadata.name === 'string' ? metadata.name : undefined,
-      };
-      const data = dataBytes(object);
-      if (data !== undefined && data > MAX_DATA_BYTES) {
-        found.push({
-          ...named,
-          problem: `its data holds ${data} bytes; the API server takes at most ${MAX_DATA_BYTES} (1 MiB) in a ${named.kind}`,
-        });
-        continue;
-      }
-      const body = Buffer.byteLength(JSON.stringify(object));
-      if (body > MAX_REQUEST_BODY_BYTES) found.push({ ...named, problem: requestProblem(body, 'as JSON it is') });
-    }
-  }
-  return found;
+  return documents.flatMap((document) =>
+    oversizedInDocument(
+      document.text,
+      document.json,
+      documents.length > 1 ? `${origin} (document ${document.index})` : origin,
+    ),
+  );
 }
 
-function requestProblem(bytes: number, what: string): string {
+/** One document's objects the API server would refuse for their size (one parse, above 1 MiB only). */
+export function oversizedInDocument(text: string, json: boolean, where: string): OversizedObject[] {
+  const bytes = Buffer.byteLength(text);
+  if (bytes <= PARSE_ABOVE_BYTES) return [];
+  let value: unknown;
+  try {
+    value = json ? JSON.parse(text) : parse(text, { uniqueKeys: false });
+  } catch {
+    // Not readable: kubectl's to say why. Its size alone still goes over the request limit.
+    return bytes > 3 * MAX_REQUEST_BODY_BYTES ? [{ where, problem: requestProblem(bytes, 'its text alone is') }] : [];
+  }
+  return objectsOf(value).flatMap((object) => objectProblems(object, where));
+}
+
+/** What is over a limit in one object (a document, or a List's item). */
+export function objectProblems(object: Record<string, unknown>, where: string): OversizedObject[] {
+  const metadata = isRecord(object.metadata) ? object.metadata : {};
+  const named = {
+    where,
+    kind: typeof object.kind === 'string' ? object.kind : undefined,
+    name: typeof metadata.name === 'string' ? metadata.name : undefined,
+  };
+  const data = dataBytes(object);
+  if (data !== undefined && data > MAX_DATA_BYTES) return [{ ...named, problem: dataProblem(data, named.kind) }];
+  const body = Buffer.byteLength(JSON.stringify(object));
+  return body > MAX_REQUEST_BODY_BYTES ? [{ ...named, problem: requestProblem(body, 'as JSON it is') }] : [];
+}
+
+export function dataProblem(bytes: number, kind: string | undefined): string {
+  return `its data holds ${bytes} bytes; the API server takes at most ${MAX_DATA_BYTES} (1 MiB) in a ${kind}`;
+}
+
+export function requestProblem(bytes: number, what: string): string {
   return `${what} ${bytes} bytes; the API server takes a request body of at most ${MAX_REQUEST_BODY_BYTES} (3 MiB)`;
 }
 

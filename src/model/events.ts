@@ -139,9 +139,10 @@ export type RunEvent =
     }
   | { kind: 'lock-wait'; object: ObjectRef; holder: string }
   /** A dead run's unfinished journal holds objects of this apply: it is finished first (run/rollback/recover.ts). */
-  | { kind: 'recovering-run'; runId: string; why: string; objects: ObjectRef[] }
+  /** `by`: another kguard (host and pid) is finishing it already: this run waits for it (run/rollback/claim.ts). */
+  | { kind: 'recovering-run'; runId: string; why: string; objects: ObjectRef[]; by?: string }
   /** That dead run is finished: its objects are back as they were before it; this run reads its "before" now. */
-  | { kind: 'recovered-run'; runId: string; restored: number; untouched: number }
+  | { kind: 'recovered-run'; runId: string; restored: number; untouched: number; by?: string }
   /** A check (--verify, --verify-job) starts, right after the rollout or again during the bake. */
   | { kind: 'verify-started'; check: VerifyCheck; during: CheckedDuring; timeoutMs: number }
   | { kind: 'verify-passed'; outcome: VerifyOutcome }

@@ -109,3 +109,22 @@ export function valueAt(object: unknown, path: string): unknown {
   }
   return value;
 }
+
+/**
+ * The built-in kinds whose rollout is their pods (apps/v1, batch/v1, core/v1): for any other kind
+ * (a custom resource, a Service) the words say "it", never "its pods" (#45).
+ */
+const POD_KINDS = new Set([
+  'Deployment',
+  'StatefulSet',
+  'DaemonSet',
+  'ReplicaSet',
+  'ReplicationController',
+  'Job',
+  'CronJob',
+  'Pod',
+]);
+
+export function runsPods(ref: Pick<ObjectRef, 'kind'>): boolean {
+  return POD_KINDS.has(ref.kind);
+}

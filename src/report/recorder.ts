@@ -14,6 +14,8 @@ export class RunRecorder implements Reporter {
   readonly messages: string[] = [];
   /** The run's id once its journal is written: what `kguard rollback` needs. */
   runId: string | undefined;
+  /** The apply may have written: its journal is written (or, without one, kubectl apply ran). Before it, a signal restores nothing. */
+  applyBegun = false;
   private readonly changed = new Map<string, ObjectRef>();
   private closed = false;
 
@@ -34,6 +36,13 @@ export class RunRecorder implements Reporter {
     }
     if (event.kind === 'restored') this.changed.delete(objectKey(event.object));
     if (event.kind === 'journal') this.runId = event.runId;
+    if (
+      event.kind === 'journal' ||
+      event.kind === 'applied' ||
+      event.kind === 'apply-failed' ||
+      event.kind === 'changes'
+    )
+      this.applyBegun = true;
     this.inner.emit(event);
   }
 

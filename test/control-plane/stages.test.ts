@@ -48,7 +48,7 @@ describe('kwok stages from a kube-sim scenario', () => {
       'pull-retry-xxxxxnginx',
     ]);
     const missing = pulls[0]!.spec.next.statusTemplate!;
-    expect(missing).toContain(String.raw`docker.io/library/nginx:9.99: not found`);
+    expect(missing).toContain('docker.io/library/nginx:9.99: not found');
     expect(missing).toContain('reason: ErrImagePull');
     const noRepository = pulls[3]!.spec.next.statusTemplate!;
     expect(noRepository).toContain(

@@ -30,4 +30,11 @@ describe('parseReference', () => {
     expect(endpointOf('registry.lan:5000', ['registry.lan:5000'])).toBe('http://registry.lan:5000');
     expect(endpointOf('registry.lan:5000', [])).toBe('https://registry.lan:5000');
   });
+
+  it('reads --insecure-registry written as a URL (http://host:port/, as hosts.toml writes a server) as its host', () => {
+    // Before (#45): accepted, and it matched no image's domain: the registry was asked over HTTPS.
+    expect(endpointOf('registry.lan:5000', ['http://registry.lan:5000/'])).toBe('http://registry.lan:5000');
+    expect(endpointOf('registry.lan:5000', ['registry.lan:5000/'])).toBe('http://registry.lan:5000');
+    expect(endpointOf('registry.lan:5000', ['http://other.lan:5000'])).toBe('https://registry.lan:5000');
+  });
 });

@@ -105,3 +105,34 @@ describe('diagnoseKubectlFailure', () => {
     expect(failure.nextStep).not.toMatch(/error above/);
   });
 });
+
+describe('a long list of errors (#45)', () => {
+  const notFound = (index: number) => `Error from server (NotFound): configmaps "settings-${index}" not found`;
+
+  it("5,000 NotFound errors in kubectl's aggregate ([a, b, …]) are the first three and a count, not a 480 KB line", () => {
+    const failure = diagnoseKubectlFailure({
+      exitCode: 1,
+      stdout: '',
+      stderr: `error: [${Array.from({ length: 5000 }, (_, index) => notFound(index)).join(', ')}]\n`,
+    });
+    expect(failure.detail).toBe(`${notFound(0)}; ${notFound(1)}; ${notFound(2)}; and 4997 more errors like these`);
+  });
+
+  it('5,000 of them one per line, quoted once each at most: the last ones and a count', () => {
+    const failure = diagnoseKubectlFailure({
+      exitCode: 1,
+      stdout: '',
+      stderr: Array.from({ length: 5000 }, (_, index) => notFound(index)).join('\n'),
+    });
+    expect(failure.detail.length).toBeLessThan(400);
+  });
+
+  it('the same line printed twice (a credential plugin, once per request) is quoted once', () => {
+    const failure = diagnoseKubectlFailure({
+      exitCode: 1,
+      stdout: '',
+      stderr: 'the SSO session expired\nthe SSO session expired\nerror: something else\n',
+    });
+    expect(failure.detail).toBe('the SSO session expired error: something else');
+  });
+});

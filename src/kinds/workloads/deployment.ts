@@ -2,7 +2,7 @@
 // ones; it is done when `kubectl rollout status deployment/NAME` says so (kubectl
 // pkg/polymorphichelpers/rollout_status.go, DeploymentStatusViewer); the deployment controller's
 // own ProgressDeadlineExceeded or ReplicaFailure of this rollout fails it, as do its new pods.
-import { DEPLOYMENT_CONDITION_REASONS } from '../../classify/table.js';
+import { conditionRuleFor } from '../../classify/table.js';
 import { conditionOf, revisionOf, type Condition, type Deployment, type ReplicaSet } from '../../kube.js';
 import type { WorkloadSnapshot } from '../../model/snapshot.js';
 import type { Expectation, Progress, Verdict } from '../../model/verdict.js';
@@ -130,7 +130,7 @@ function deploymentCause(
   newReplicaSet: string | undefined,
 ): ConditionCause | undefined {
   const condition = failingCondition(deployment);
-  const rule = condition?.reason ? DEPLOYMENT_CONDITION_REASONS[condition.reason] : undefined;
+  const rule = condition?.reason ? conditionRuleFor(condition.reason, condition.message) : undefined;
   if (!condition?.reason || !rule || !belongsToRollout(condition, expected, newReplicaSet, deployment.metadata.name))
     return undefined;
   return { source: 'condition', reason: condition.reason, message: condition.message ?? '', rule };

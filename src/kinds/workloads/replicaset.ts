@@ -1,6 +1,6 @@
 // A ReplicaSet applied by itself: its pods are its own; done when all of them are available
 // (kstatus replicasetConditions); a ReplicaFailure it keeps fails it as it fails a Deployment.
-import { DEPLOYMENT_CONDITION_REASONS } from '../../classify/table.js';
+import { conditionRuleFor } from '../../classify/table.js';
 import { conditionOf, type Condition, type ReplicaSet } from '../../kube.js';
 import { podsControlledBy, type RolloutRules } from '../engine.js';
 
@@ -22,7 +22,9 @@ export const replicaSetRules: RolloutRules<ObservedReplicaSet> = {
   failure(set) {
     const condition = conditionOf(set, 'ReplicaFailure');
     const rule =
-      condition?.status === 'True' && condition.reason ? DEPLOYMENT_CONDITION_REASONS[condition.reason] : undefined;
+      condition?.status === 'True' && condition.reason
+        ? conditionRuleFor(condition.reason, condition.message)
+        : undefined;
     return rule && condition?.reason
       ? { source: 'condition', reason: condition.reason, message: condition.message ?? '', rule }
       : undefined;

@@ -64,7 +64,17 @@ export function objectReads(runner: KubectlRunner): ObjectReads {
         [type],
         { labelSelector: selector },
         `list ${type} labelled ${selector}${namespace ? ` in namespace ${namespace}` : ''}`,
-        ['get', type, ...(namespace ? ['-n', namespace] : ['--all-namespaces']), '-l', selector, '-o', 'json'],
+        // managedFields: their times are the API server's clock, which tells a Lease's age (journal/liveness.ts).
+        [
+          'get',
+          type,
+          ...(namespace ? ['-n', namespace] : ['--all-namespaces']),
+          '-l',
+          selector,
+          '-o',
+          'json',
+          '--show-managed-fields',
+        ],
       );
     },
 

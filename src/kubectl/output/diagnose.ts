@@ -34,6 +34,30 @@ interface FailurePattern {
 // Texts come from client-go (connection errors), kube-apiserver Status messages and kubectl itself.
 const FAILURE_PATTERNS: readonly FailurePattern[] = [
   {
+    // The kubeconfig's exec credential plugin failed (client-go plugin/pkg/client/auth/exec/exec.go:
+    // `exec: executable %s failed with exit code %d`, `exec: executable %s not found`, wrapped by the
+    // transport's `getting credentials: %v`). Its own stderr (what to do: log in again) goes to
+    // kubectl's stderr: it is quoted once, before kubectl's line.
+    kind: 'unauthorized',
+    pattern: /getting credentials: (?:exec: )?(?:executable (\S+) (?:failed with exit code (\d+)|not found))?/,
+    nextStep: (match) =>
+      `the kubeconfig's credential plugin${match[1] ? ` ${match[1]}` : ''} ${match[2] ? `failed (exit ${match[2]})` : 'gave no credentials'}: do what it says (log in again), check with kubectl auth whoami, and run kguard again`,
+    detail: (stderr) => {
+      const lines = distinct(
+        stderr
+          .split('\n')
+          .map((line) => line.trim())
+          .filter((line) => line !== ''),
+      );
+      const kubectlLine = lines.find((line) => /getting credentials:/.test(line)) ?? '';
+      const plugin = lines.filter((line) => line !== kubectlLine && !KLOG_PREFIX.test(line) && !/^error: /.test(line));
+      const credentials = /getting credentials: [^"]*/.exec(kubectlLine)?.[0] ?? kubectlLine;
+      return plugin.length > 0
+        ? `the credential plugin says: ${plugin.slice(-3).join(' ')} (kubectl: ${credentials})`
+        : credentials;
+    },
+  },
+  {
     kind: 'unreachable',
     pattern:
       /connection refused|was refused|no such host|Unable to connect to the server|i\/o timeout|connection reset|dial tcp|EOF$/m,
@@ -148,11 +172,11 @@ export function diagnoseKubectlFailure(result: ExecResult): KubectlFailure {
     if (!match) continue;
     return {
       kind: candidate.kind,
-      detail: candidate.detail?.(stderr) ?? tellingLine(stderr),
+      detail: summarized(candidate.detail?.(stderr) ?? tellingLine(stderr)),
       nextStep: typeof candidate.nextStep === 'string' ? candidate.nextStep : candidate.nextStep(match),
     };
   }
-  const said = tellingLine(stderr);
+  const said = summarized(tellingLine(stderr));
   return {
     kind: 'other',
     detail: said || `kubectl exited with code ${result.exitCode} and printed nothing`,
@@ -177,10 +201,36 @@ function tellingLine(stderr: string): string {
     .filter((line) => line !== '');
   const plain = lines.filter((line) => !KLOG_PREFIX.test(line));
   const chosen = plain.length > 0 ? plain : lines.map(withoutKlogHeader);
-  return chosen
-    .slice(-3)
+  // A line kubectl printed twice (a plugin's stderr, once per request) is quoted once.
+  return distinct(chosen.slice(-3))
     .join(' ')
     .replace(/^error: /, '');
+}
+
+/** How many errors of a long list are quoted; the rest are counted. */
+const QUOTED_ERRORS = 3;
+
+/**
+ * A long list of errors as its first few and a count (#45: 5,000 NotFound errors came as one 480 KB
+ * line). kubectl prints several errors as apimachinery's aggregate, `[first, second, …]`
+ * (k8s.io/apimachinery/pkg/util/errors Aggregate.Error: distinct messages joined by ", " in
+ * brackets), or one per line.
+ */
+export function summarized(detail: string): string {
+  const aggregate = /^(.*?)\[(.+)\]$/s.exec(detail);
+  const entries = aggregate
+    ? aggregate[2]!.split(
+        /, (?=(?:Error from server|error when|error: |[a-z.]+ "[^"]*" (?:not found|is forbidden|is invalid)))/,
+      )
+    : detail.split(/ (?=Error from server \()/);
+  if (entries.length > QUOTED_ERRORS + 1) {
+    return `${aggregate?.[1] ?? ''}${entries.slice(0, QUOTED_ERRORS).join('; ')}; and ${entries.length - QUOTED_ERRORS} more errors like these`;
+  }
+  return detail.length > 4000 ? `${detail.slice(0, 2000)}… (${detail.length - 2000} more characters)` : detail;
+}
+
+function distinct(lines: readonly string[]): string[] {
+  return [...new Set(lines)];
 }
 
 /** `E1203 … run.go:72] "command failed" err="…"` (kubectl's structured exit log) → the error itself. */

@@ -169,8 +169,10 @@ export function kubectlFailure(
     );
   }
   const diagnosis = diagnoseKubectlFailure(result);
+  // kubectl that could not be started is the whole story: not "kubectl could not run kubectl" (#45).
+  const opening = diagnosis.kind === 'missing-binary' ? '' : `kubectl could not ${what}: `;
   return new KubectlError(
-    `kubectl could not ${what}: ${diagnosis.detail}. Next: ${diagnosis.nextStep}.`,
+    `${opening}${diagnosis.detail}. Next: ${diagnosis.nextStep}.`,
     undefined,
     result.stderr,
     applied,

@@ -21,11 +21,15 @@ export const RECOVERY_FORMATTERS: RecoveryFormatters = {
   }),
   'recovering-run': (event) => ({
     tone: 'warn',
-    text: `run ${event.runId} died and left its journal on ${event.objects.length} object(s) of this apply (${event.why}): restoring them from that journal before this run reads its "before"`,
+    text: event.by
+      ? `run ${event.runId} died and left its journal on ${event.objects.length} object(s) of this apply (${event.why}); another kguard, ${event.by}, is restoring them from that journal: waiting for it before this run reads its "before"`
+      : `run ${event.runId} died and left its journal on ${event.objects.length} object(s) of this apply (${event.why}): restoring them from that journal before this run reads its "before"`,
   }),
   'recovered-run': (event) => ({
     tone: 'info',
-    text: `run ${event.runId} finished first: ${event.restored} object(s) restored from its journal, ${event.untouched} already as before it; its journal and Leases removed`,
+    text: event.by
+      ? `run ${event.runId} finished first, by another kguard (${event.by}): its journal is gone; this run reads its "before" now`
+      : `run ${event.runId} finished first: ${event.restored} object(s) restored from its journal, ${event.untouched} already as before it; its journal and Leases removed`,
   }),
 };
 

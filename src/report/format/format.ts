@@ -9,7 +9,7 @@ import { shellQuote } from '../../kubectl/output/parse.js';
 import type { Outcome } from '../../model/result.js';
 import type { ChangedObject, RunEvent, RunEventKind, Watching } from '../../model/events.js';
 import { summarizePaths } from '../../objects/compare.js';
-import { describeObject, type ObjectRef } from '../../objects/model.js';
+import { describeObject, runsPods, type ObjectRef } from '../../objects/model.js';
 import { PHASE_FORMATTERS } from './format-phases.js';
 import { RECOVERY_FORMATTERS } from './format-recovery.js';
 import { VERIFY_FORMATTERS } from './format-verify.js';
@@ -228,7 +228,7 @@ export const FORMATTERS: Formatters = {
   }),
   'rollback-unhealthy': (event) => ({
     tone: 'alarm',
-    text: `ROLLBACK FAILED: ${describeObject(event.workload)} was restored, but its pods did not become healthy: ${event.reason}. Look at it:`,
+    text: `ROLLBACK FAILED: ${describeObject(event.workload)} was restored, but ${runsPods(event.workload) ? 'its pods' : 'it'} did not become healthy: ${event.reason}. Look at it:`,
     details: event.commands,
   }),
   journal: (event) => ({

@@ -138,7 +138,10 @@ async function readByClient(
       stderr: said.stderr,
       timedOut: said.timedOut,
     });
-    const message = `kubectl cannot read the manifests: ${withOrigins(failure.detail, inputs.origins)}. Next: ${failure.nextStep}; nothing was applied.`;
+    // Credentials that fail are no fault of the manifests (#45: a failing exec plugin was exit 1).
+    const what =
+      failure.kind === 'unauthorized' ? 'kubectl could not log in to the cluster' : 'kubectl cannot read the manifests';
+    const message = `${what}: ${withOrigins(failure.detail, inputs.origins)}. Next: ${failure.nextStep}; nothing was applied.`;
     if (
       failure.kind === 'unreachable' ||
       failure.kind === 'forbidden' ||

@@ -7,7 +7,10 @@
 import { UnfinishedRunError } from '../../errors.js';
 import type { RecoveredRun } from '../../model/result.js';
 import { objectKey, type ObjectRef } from '../../objects/model.js';
-import { heldOf } from '../../journal/lease.js';
+import { thisProcess } from '../../journal/holder.js';
+import { LEASE_DURATION_SECONDS, heldOf } from '../../journal/lease.js';
+import { claimRecovery } from './claim.js';
+import { journalName } from '../../journal/journal.js';
 import type { JournalSecretRef } from '../../journal/store.js';
 import { listRuns, type RunRecord } from '../../journal/runs.js';
 import { runRollback, type RollbackDeps } from './rollback.js';
@@ -87,7 +90,7 @@ export async function finishDeadRuns(
   refs: readonly ObjectRef[],
   namespaces: readonly string[],
   options: { deadlineMs: number },
-  deps: RollbackDeps & { looked?: DeadRunLook },
+  deps: RollbackDeps & { looked?: DeadRunLook; signal?: AbortSignal },
 ): Promise<{ recovered: RecoveredRun[]; heldByLive: Set<string>; expired: JournalSecretRef[][] }> {
   const listed = await Promise.all(
     namespaces.map(async (namespace) => ({
@@ -110,12 +113,28 @@ export async function finishDeadRuns(
     refs,
   );
   for (const { run, namespace } of order) {
-    deps.reporter.emit({
-      kind: 'recovering-run',
-      runId: run.runId,
-      why: run.liveness.why,
-      objects: run.journal!.objects.map((entry) => entry.ref),
+    const objects = run.journal!.objects.map((entry) => entry.ref);
+    // One kguard at a time finishes it: another retry that claimed it first is waited for.
+    const claim = await claimOf(run, options, deps, (by) =>
+      deps.reporter.emit({ kind: 'recovering-run', runId: run.runId, why: run.liveness.why, objects, by }),
+    ).catch((error: unknown) => {
+      if (deps.signal?.aborted) throw error;
+      throw new UnfinishedRunError(
+        `run ${run.runId} died (${run.liveness.why}) and left its journal on objects of this apply, and kguard could not take it over to finish it: ${error instanceof Error ? error.message : String(error)}. Nothing was applied. Next: kguard status shows it; kguard rollback ${run.runId} once the other kguard has ended, then run again.`,
+      );
     });
+    if (!claim.claimed) {
+      deps.reporter.emit({
+        kind: 'recovered-run',
+        runId: run.runId,
+        restored: 0,
+        untouched: objects.length,
+        by: claim.by,
+      });
+      recovered.push({ runId: run.runId, restored: 0, untouched: objects.length });
+      continue;
+    }
+    deps.reporter.emit({ kind: 'recovering-run', runId: run.runId, why: run.liveness.why, objects });
     const result = await runRollback({ runId: run.runId, namespace, deadlineMs: options.deadlineMs }, deps).catch(
       (error: unknown) => {
         throw new UnfinishedRunError(
@@ -138,4 +157,27 @@ export async function finishDeadRuns(
   }
   // Expired journals seen here go while this run journals (apply.ts): no second list for them.
   return { recovered, heldByLive, expired: expiredJournals(listed) };
+}
+
+/**
+ * Claims `run` for this process, or waits for the kguard that claimed it (run/rollback/claim.ts).
+ * A claim from another machine is taken over once it has stood still for longer than a restore
+ * may take: the run's request timeout, this restore's deadline and a Lease's duration.
+ */
+function claimOf(
+  run: RunRecord,
+  options: { deadlineMs: number },
+  deps: RollbackDeps & { signal?: AbortSignal },
+  onWait: (by: string) => void,
+) {
+  const journal = run.journal!;
+  const home = journal.home ?? journal.namespace;
+  const uid = run.secrets.find((secret) => secret.namespace === home && secret.name === journalName(run.runId))?.uid;
+  const restoreMs = (journal.requestTimeoutMs ?? 0) + options.deadlineMs + LEASE_DURATION_SECONDS * 1000;
+  return claimRecovery(
+    { runId: run.runId, home, uid },
+    thisProcess(),
+    { standStillMs: restoreMs, deadlineMs: 2 * restoreMs, requestDeadlineMs: 30_000 },
+    { kubectl: deps.kubectl, clock: deps.clock, probe: deps.probe, signal: deps.signal, onWait },
+  );
 }

@@ -60,6 +60,7 @@ export async function stopLiveRun(run: RunRecord, deadlineMs: number, deps: Stop
   const answerBy = startedAt + ANSWER_WAIT_MS;
   // Unanswered: restored here once its Lease has stood still for its whole duration.
   const deadBy = startedAt + LEASE_DURATION_SECONDS * 1000 + 30_000;
+  const still = standingStill();
   for (;;) {
     const leases = await readLeases(run.leases, deps);
     if (leases.length === 0) {
@@ -82,6 +83,17 @@ export async function stopLiveRun(run: RunRecord, deadlineMs: number, deps: Stop
     }
     const liveness = livenessOf(run.journal, leases, Date.now(), deps.probe);
     if (liveness.state === 'dead') return { ended: 'dead', waitedMs: Date.now() - startedAt };
+    // Stuck (SIGSTOP, a frozen VM) or gone elsewhere: its Leases stood still for their whole
+    // duration as this process saw them (their resourceVersion, by this process's own clock).
+    if (!answered && still(leases, deps.clock.now()) > LEASE_DURATION_SECONDS * 1000) {
+      deps.reporter.emit({
+        kind: 'stopping-run',
+        runId: run.runId,
+        step: 'unanswered',
+        detail: `its Lease stood still for ${LEASE_DURATION_SECONDS}s (not renewed since the stop request): restoring it from its journal`,
+      });
+      return { ended: 'dead', waitedMs: Date.now() - startedAt };
+    }
     const now = Date.now();
     if (!answered && now > answerBy && !saidUnanswered) {
       saidUnanswered = true;
@@ -100,6 +112,23 @@ export async function stopLiveRun(run: RunRecord, deadlineMs: number, deps: Stop
       );
     await deps.clock.sleep(POLL_MS);
   }
+}
+
+/**
+ * How long the Leases have stood still, as this process saw them: the time since any of their
+ * resourceVersions last moved (the run's renewals move them; the API server assigns them).
+ */
+function standingStill(): (leases: readonly KubeObject[], now: number) => number {
+  let versions = '';
+  let since = 0;
+  return (leases, now) => {
+    const seen = leases.map((lease) => `${lease.metadata.uid}/${lease.metadata.resourceVersion}`).join(',');
+    if (seen !== versions) {
+      versions = seen;
+      since = now;
+    }
+    return now - since;
+  };
 }
 
 /** The run's Leases as they are now; the ones gone (or another run's) are left out. */
