@@ -186,7 +186,7 @@ export interface Pod {
   apiVersion?: string;
   kind?: string;
   metadata: ObjectMeta;
-  spec?: { nodeName?: string; containers?: ContainerSpec[]; initContainers?: ContainerSpec[] };
+  spec?: { nodeName?: string; restartPolicy?: string; containers?: ContainerSpec[]; initContainers?: ContainerSpec[] };
   status?: {
     phase?: string;
     reason?: string;

@@ -7,7 +7,8 @@
 // node pressure, rejected, shut down: classify/terminated.ts), which its controller replaces, as
 // the rollout's judge counts it. Pure.
 import { OWN_LIMIT_EVICTION, terminationOf } from '../classify/terminated.js';
-import { conditionOf, type ContainerState, type Pod } from '../kube.js';
+import { oneLine } from '../classify/text.js';
+import { conditionOf, type ContainerState, type KubeEvent, type Pod } from '../kube.js';
 
 /** What one pod looked like at the last look. */
 export interface PodMark {
@@ -35,10 +36,25 @@ export function marksOf(pods: readonly Pod[]): PodMarks {
   return new Map(pods.filter((pod) => !pod.metadata.deletionTimestamp).map((pod) => [keyOf(pod), markOf(pod)]));
 }
 
-/** One look at the pods: the first breach found, and the marks the next look compares with. */
-export function bakeLook(marks: PodMarks, pods: readonly Pod[]): { marks: PodMarks; breach?: Breach } {
+/** A pod's events, by its uid (name when it has none): read only for the pods endedQuietly names. */
+export type PodEvents = ReadonlyMap<string, readonly KubeEvent[]>;
+
+/**
+ * One look at the pods: the first breach found, and the marks the next look compares with.
+ * `events` holds what was read of the pods that ended quietly (endedQuietly).
+ */
+export function bakeLook(
+  marks: PodMarks,
+  pods: readonly Pod[],
+  events: PodEvents = new Map(),
+): { marks: PodMarks; breach?: Breach } {
   const next = new Map<string, PodMark>();
   for (const pod of pods) {
+    if (endedQuietly(pod)) {
+      const breach = evictedQuietly(pod, events.get(keyOf(pod)) ?? []);
+      if (breach) return { marks: next, breach };
+      continue;
+    }
     if (pod.metadata.deletionTimestamp || endedByItsNode(pod)) continue;
     const before = marks.get(keyOf(pod));
     const breach = evicted(pod) ?? restarted(pod, before) ?? leftReady(pod, before);
@@ -48,7 +64,7 @@ export function bakeLook(marks: PodMarks, pods: readonly Pod[]): { marks: PodMar
   return { marks: next };
 }
 
-function keyOf(pod: Pod): string {
+export function keyOf(pod: Pod): string {
   return pod.metadata.uid ?? pod.metadata.name;
 }
 
@@ -101,6 +117,61 @@ function evicted(pod: Pod): Breach | undefined {
     why: 'evicted',
     pod: pod.metadata.name,
     summary: `pod ${pod.metadata.name} was evicted by the kubelet${message ? `: ${message}` : ''}`,
+  };
+}
+
+/**
+ * A pod whose containers the kubelet restarts (restartPolicy Always: a Deployment's, ReplicaSet's,
+ * StatefulSet's or DaemonSet's) that ended Succeeded without being deleted: its containers alone
+ * never end it, a delete or a scale-down sets a deletionTimestamp first, and a graceful node
+ * shutdown fails it (Failed, Terminated, DisruptionTarget). What is left is its kubelet's eviction
+ * of a pod whose containers exited 0 on SIGTERM: the real kubelet v1.37.2 then publishes phase
+ * Succeeded with no reason, no message and no DisruptionTarget, the `Evicted` event its only trace
+ * (kubernetes#120182, #141483; test/kube-sim/controllers/kubelet/fixtures/evicted-exit-0). Its
+ * events say why; the bake reads them for these pods only.
+ */
+export function endedQuietly(pod: Pod): boolean {
+  return (
+    !pod.metadata.deletionTimestamp &&
+    pod.status?.phase === 'Succeeded' &&
+    (pod.spec?.restartPolicy ?? 'Always') === 'Always' &&
+    !pod.status.reason
+  );
+}
+
+/**
+ * The `Evicted` event of a pod that ended quietly decides. The eviction manager writes it before it
+ * stops the containers (eviction_manager.go evictPod: recorder.Event(pod, Warning, Reason, message));
+ * local storage is checked first (localStorageEviction: emptyDirLimitEviction, then
+ * podEphemeralStorageLimitEviction, then containerEphemeralStorageLimitEviction), each with its
+ * message of pkg/kubelet/eviction/helpers.go (emptyDirMessageFmt `Usage of EmptyDir volume %q exceeds
+ * the limit %q. `, podEphemeralStorageMessageFmt `Pod ephemeral local storage usage exceeds the total
+ * limit of containers %s. `, containerEphemeralStorageMessageFmt `Container %s exceeded its local
+ * ephemeral storage limit %q. `): the pod's own limit, which its replacement will reach too, so a
+ * breach. Any other Evicted message is node pressure (nodeLowMessageFmt `The node was low on
+ * resource: %v. `, nodeConditionMessageFmt): the node's, not a breach, as endedByItsNode says of a
+ * Failed one.
+ *
+ * Without an Evicted event (not read yet, events not readable, or lost by the kubelet's event
+ * rate limit) nothing tells whose fault it was, and it is not a breach: a false red rolls back a
+ * release that did nothing wrong and cannot be undone, while a release that does break its own limit
+ * breaks it again in the replacement, whose own event the next looks read (the bake reads a quietly
+ * ended pod's events again at its next looks until it finds one). A bake that cannot read events
+ * at all misses it, as it did before.
+ */
+function evictedQuietly(pod: Pod, events: readonly KubeEvent[]): Breach | undefined {
+  const eviction = events.find(
+    (event) =>
+      event.reason === 'Evicted' &&
+      (event.involvedObject?.uid === undefined || event.involvedObject.uid === pod.metadata.uid),
+  );
+  const message = oneLine(eviction?.message ?? '').trim();
+  if (!eviction || !OWN_LIMIT_EVICTION.test(message)) return undefined;
+  return {
+    what: 'evicted',
+    why: 'evicted',
+    pod: pod.metadata.name,
+    summary: `pod ${pod.metadata.name} was evicted by the kubelet: ${message} (its containers exited 0, so the pod shows Succeeded)`,
   };
 }
 

@@ -7,7 +7,7 @@
 // once, with the broken container's last lines read while its pod exists.
 import { diagnose } from '../classify/diagnosis.js';
 import { splitLines } from '../classify/text.js';
-import type { Pod } from '../kube.js';
+import type { KubeEvent, Pod } from '../kube.js';
 import { judge, newPodsOf, rememberSeen } from '../kinds/engine.js';
 import { findObject } from '../kinds/table.js';
 import type { ContainerLog } from '../model/findings.js';
@@ -19,7 +19,7 @@ import type { RunningAnalysis } from '../analysis/run.js';
 import { objectKey, type ObjectRef } from '../objects/model.js';
 import { JSON_LOG_LINES, rowOf, rulesOf, sourceFor, type TrackDeps, type TrackTarget } from '../track/tracker.js';
 import type { Reading } from '../track/sources.js';
-import { bakeLook, marksOf, type Breach, type PodMarks } from './bake-rules.js';
+import { bakeLook, endedQuietly, keyOf, marksOf, type Breach, type PodMarks } from './bake-rules.js';
 
 export interface BakeTarget extends TrackTarget {
   /** Its new pods when the tracker called it healthy: the first marks. */
@@ -49,7 +49,12 @@ interface Watched {
   marks: PodMarks;
   firstSeen: FirstSeen;
   seen: boolean;
+  /** The events of its pods that ended quietly (bake-rules.ts endedQuietly), and how often each was read, by uid. */
+  events: Map<string, { events: KubeEvent[]; reads: number }>;
 }
+
+/** A quietly ended pod's events are read at most this many times (one per look) while they hold no Evicted event. */
+const QUIET_END_READS = 3;
 
 type Stop = Omit<BakeOutcome, 'durationMs' | 'elapsedMs' | 'checksRun' | 'passed'> & { verdict?: RolloutVerdict };
 
@@ -68,7 +73,13 @@ export async function bake(
   });
   const startedAt = deps.clock.now();
   const watched = targets.map(
-    (target): Watched => ({ target, marks: marksOf(target.baseline), firstSeen: new Map(), seen: false }),
+    (target): Watched => ({
+      target,
+      marks: marksOf(target.baseline),
+      firstSeen: new Map(),
+      seen: false,
+      events: new Map(),
+    }),
   );
   const source = sourceFor(targets, run, deps);
   let checksRun = 0;
@@ -227,7 +238,18 @@ async function judgeOne(
       nextStep: diagnosis?.nextStep,
     };
   }
-  const { marks, breach } = bakeLook(entry.marks, newPodsOf(rules, observation.object, snapshot));
+  // newPodsOf leaves out the pods that ended for a reason not the release's, by their status; one
+  // that ended quietly says nothing in its status, so it is looked at here, with its events.
+  const counted = newPodsOf(rules, observation.object, snapshot);
+  const keys = new Set(counted.map(keyOf));
+  const quiet =
+    observation.object !== undefined && rules.observed(observation.object)
+      ? rules.newPods(observation.object, snapshot).filter((pod) => endedQuietly(pod) && !keys.has(keyOf(pod)))
+      : [];
+  const pods = [...counted, ...quiet];
+  await readQuietEnds(entry, pods, deps);
+  const events = new Map([...entry.events].map(([uid, read]) => [uid, read.events]));
+  const { marks, breach } = bakeLook(entry.marks, pods, events);
   entry.marks = marks;
   if (!breach) return undefined;
   return {
@@ -238,6 +260,28 @@ async function judgeOne(
     logs: await logsOf(breach, workload, run.logLines, deps),
     nextStep: NEXT_STEPS[breach.why],
   };
+}
+
+/**
+ * The events of the new pods that ended quietly (Succeeded with no deletion): the kubelet's Evicted
+ * event is the only trace of why (bake-rules.ts). Read through the tracker's reader, once per look,
+ * until one says Evicted or QUIET_END_READS reads said nothing; a failed read counts as one.
+ */
+async function readQuietEnds(entry: Watched, pods: readonly Pod[], deps: TrackDeps): Promise<void> {
+  const due = pods.filter((pod) => {
+    if (!endedQuietly(pod)) return false;
+    const read = entry.events.get(keyOf(pod));
+    return !read || (read.reads < QUIET_END_READS && !read.events.some((event) => event.reason === 'Evicted'));
+  });
+  await Promise.all(
+    due.map(async (pod) => {
+      const events = await deps.kubectl
+        .events(entry.target.workload.namespace, pod.metadata.name)
+        .catch((): KubeEvent[] => []);
+      const before = entry.events.get(keyOf(pod));
+      entry.events.set(keyOf(pod), { events, reads: (before?.reads ?? 0) + 1 });
+    }),
+  );
 }
 
 const NEXT_STEPS: Record<Breach['why'], string> = {

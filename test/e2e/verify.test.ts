@@ -272,6 +272,22 @@ describe.concurrent('kguard apply --verify-job', () => {
     }));
 });
 
+/**
+ * web at nginx:1.26 whose containers write 3Gi to their writable layer after `runSeconds` simulated
+ * seconds, over their 1Gi ephemeral-storage limit, and exit 0 when the kubelet stops them.
+ */
+function fillingQuietly(runSeconds: number): string {
+  return deploymentYaml('web', 'nginx:1.26')
+    .replace(
+      '    spec:\n      containers:',
+      `      annotations:\n        sim.kguard.dev/ephemeral-storage-usage: 3Gi\n        sim.kguard.dev/run-seconds: "${runSeconds}"\n        sim.kguard.dev/sigterm-exit-code: "0"\n    spec:\n      containers:`,
+    )
+    .replace(
+      '          value: production\n',
+      '          value: production\n        resources:\n          limits: { ephemeral-storage: 1Gi }\n',
+    );
+}
+
 /** web at nginx:1.26 whose containers run `runSeconds` simulated seconds (Ready all along: no probe), exit 1 once, then run on. */
 function crashingOnce(runSeconds: number): string {
   return deploymentYaml('web', 'nginx:1.26').replace(
@@ -311,6 +327,26 @@ describe.concurrent('kguard apply --bake', () => {
       // Caught at the crash, not at the end of the bake.
       expect(report.bake!.elapsedMs).toBeGreaterThan(2_000);
       expect(report.bake!.elapsedMs).toBeLessThan(15_000);
+    }));
+
+  // kubernetes#120182, #141483: a pod evicted for its own limit whose container exits 0 on SIGTERM
+  // ends Succeeded with nothing of the eviction but its Evicted event (kube-sim follows the real
+  // kubelet's recording, test/kube-sim/controllers/kubelet/fixtures/evicted-exit-0).
+  it('catches a new pod evicted for its own ephemeral-storage limit that exits 0 (it ends Succeeded), and restores', () =>
+    withCluster(async (sandboxed) => {
+      await webAt(sandboxed, 'nginx:1.25');
+      const file = await sandboxed.write('web-filling.yaml', fillingQuietly(50));
+      const run = await sandboxed.kguard(['apply', '-f', file, ...fast, '--bake', '30s', '--output', 'json']);
+      expect(run.exitCode, run.stderr).toBe(3);
+      expect(run.stderr).toMatch(/✔ deployment\/web \(namespace default\): rolled out, 2\/2 new pods ready/);
+      expect(run.stderr).toMatch(
+        /✖ deployment\/web \(namespace default\): pod web-[a-z0-9-]+ was evicted by the kubelet: Container web exceeded its local ephemeral storage limit "1Gi"\. \(its containers exited 0, so the pod shows Succeeded\) \(after \d+\.\ds of the 30s bake\)/,
+      );
+      expect(sandboxed.imageOf('web')).toBe('nginx:1.25');
+      const report = JSON.parse(run.stdout) as JsonReport;
+      expect(report).toMatchObject({ outcome: 'rolled-back', exitCode: 3 });
+      expect(report.bake).toMatchObject({ passed: false, stoppedBy: 'workload', workload: { name: 'web' } });
+      expect(report.bake!.elapsedMs).toBeLessThan(20_000);
     }));
 
   it('runs the --verify commands again every --verify-interval, and restores when one fails during the bake', () =>

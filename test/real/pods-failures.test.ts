@@ -110,9 +110,8 @@ describe('real pods that fail after the pull', () => {
     const run = await apply(
       'cache',
       deployment('cache', {
-        // Exits 143 at the kubelet's SIGTERM, as a process killed by it does: a container that exits
-        // 0 there leaves its evicted pod Succeeded with no reason (the Evicted event alone says it,
-        // test/kube-sim/controllers/kubelet/fixtures/evicted-exit-0.pod.json), which kguard's bake does not see.
+        // Exits 143 at the kubelet's SIGTERM, as a process killed by it does: the pod ends Failed,
+        // reason Evicted. One that exits 0 there is the next test.
         args: [...SERVE, '-fill', '/cache/blob', '-fill-mib', '24', '-fill-after', '4s', '-term-exit', '143'],
         readiness: true,
         volumeMounts: [{ name: 'cache', mountPath: '/cache' }],
@@ -122,5 +121,24 @@ describe('real pods that fail after the pull', () => {
     );
     expect(run.exitCode, run.output).toBe(3);
     expect(run.output).toContain('Usage of EmptyDir volume "cache" exceeds the limit "8Mi"');
+  });
+
+  it('restores a release whose evicted pod exits 0 at SIGTERM and ends Succeeded, the Evicted event its only trace: exit 3', async () => {
+    await healthy('quiet');
+    const run = await apply(
+      'quiet',
+      deployment('quiet', {
+        // kubernetes#120182, #141483: phase Succeeded, no reason, no DisruptionTarget; the bake reads the Evicted event.
+        args: [...SERVE, '-fill', '/cache/blob', '-fill-mib', '24', '-fill-after', '4s', '-term-exit', '0'],
+        readiness: true,
+        volumeMounts: [{ name: 'cache', mountPath: '/cache' }],
+        volumes: [{ name: 'cache', emptyDir: { sizeLimit: '8Mi' } }],
+      }),
+      ['--bake', '60s'],
+    );
+    expect(run.exitCode, run.output).toBe(3);
+    expect(run.output).toContain(
+      'was evicted by the kubelet: Usage of EmptyDir volume "cache" exceeds the limit "8Mi". (its containers exited 0, so the pod shows Succeeded)',
+    );
   });
 });

@@ -1,7 +1,10 @@
 // What breaks a bake (verify/bake-rules.ts), on pods shaped as the API server returns them.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { Pod } from '../../src/kube.js';
-import { bakeLook, marksOf } from '../../src/verify/bake-rules.js';
+import type { KubeEvent, Pod } from '../../src/kube.js';
+import { bakeLook, endedQuietly, marksOf } from '../../src/verify/bake-rules.js';
 import { pod } from '../fixtures/load.js';
 
 const ready = pod('running-ready') as unknown as Pod;
@@ -146,5 +149,76 @@ describe('bakeLook', () => {
     const second = bakeLook(first.marks, [{ ...ready, ...other }]);
     expect(second.breach).toBeUndefined();
     expect(bakeLook(second.marks, [starting]).breach).toMatchObject({ what: 'left-ready', pod: 'web-new' });
+  });
+});
+
+describe('a pod that ended Succeeded without a delete (kubernetes#120182, #141483)', () => {
+  // Recorded from a real kubelet v1.37.2 (test/kube-sim/controllers/kubelet/fixtures/README.md): a
+  // pod over its emptyDir sizeLimit whose container exits 0 on SIGTERM. Phase Succeeded, no reason,
+  // no message, no DisruptionTarget; only the Evicted event says why.
+  const fixtures = join(dirname(fileURLToPath(import.meta.url)), '../kube-sim/controllers/kubelet/fixtures');
+  const quiet = JSON.parse(readFileSync(join(fixtures, 'evicted-exit-0.pod.json'), 'utf8')) as Pod;
+  const recorded = (
+    JSON.parse(readFileSync(join(fixtures, 'evicted-exit-0.events.json'), 'utf8')) as { items: KubeEvent[] }
+  ).items;
+  const uid = quiet.metadata.uid!;
+  /** The recorded events with the Evicted one's message replaced (or left out: undefined). */
+  const withEviction = (message: string | undefined): KubeEvent[] =>
+    recorded.flatMap((event) =>
+      event.reason !== 'Evicted' ? [event] : message === undefined ? [] : [{ ...event, message }],
+    );
+
+  it('is endedQuietly, and a breach when its Evicted event names its own limit: the emptyDir, as recorded', () => {
+    expect(quiet.status?.phase).toBe('Succeeded');
+    expect(endedQuietly(quiet)).toBe(true);
+    // Seen Ready at the last look: a pod that "left Ready" would be the wrong account of it.
+    const before = marksOf([{ ...quiet, status: { ...quiet.status, phase: 'Running' } }]);
+    expect(bakeLook(before, [quiet], new Map([[uid, recorded]])).breach).toEqual({
+      what: 'evicted',
+      why: 'evicted',
+      pod: 'fill',
+      summary:
+        'pod fill was evicted by the kubelet: Usage of EmptyDir volume "cache" exceeds the limit "8Mi". (its containers exited 0, so the pod shows Succeeded)',
+    });
+  });
+
+  it("is a breach for the pod's and a container's ephemeral-storage limit (eviction/helpers.go), the message on one line", () => {
+    for (const message of [
+      'Pod ephemeral local storage usage exceeds the total limit of containers 1Gi. ',
+      'Container app exceeded its local ephemeral storage limit "1Gi". ',
+    ])
+      expect(bakeLook(new Map(), [quiet], new Map([[uid, withEviction(message)]])).breach?.summary).toBe(
+        `pod fill was evicted by the kubelet: ${message.trim()} (its containers exited 0, so the pod shows Succeeded)`,
+      );
+    const split = withEviction('Container app exceeded its local ephemeral storage limit "1Gi".\n::error::x');
+    expect(bakeLook(new Map(), [quiet], new Map([[uid, split]])).breach?.summary).toContain(
+      'limit "1Gi". ::error::x (its',
+    );
+  });
+
+  it("is not a breach when the Evicted event says node pressure (the node's), or when there is no Evicted event", () => {
+    // eviction/helpers.go nodeLowMessageFmt, nodeConditionMessageFmt.
+    for (const message of [
+      'The node was low on resource: ephemeral-storage. Threshold quantity: 1Gi, available: 512Mi. ',
+      'The node had condition: [DiskPressure]. ',
+      undefined,
+    ])
+      expect(bakeLook(new Map(), [quiet], new Map([[uid, withEviction(message)]])).breach).toBeUndefined();
+    // Events not read (or unreadable): nothing says whose fault it was.
+    expect(bakeLook(new Map(), [quiet]).breach).toBeUndefined();
+    // Another pod's Evicted event (same name, earlier uid) says nothing of this one.
+    const other = recorded.map((event) => ({ ...event, involvedObject: { ...event.involvedObject, uid: 'earlier' } }));
+    expect(bakeLook(new Map(), [quiet], new Map([[uid, other]])).breach).toBeUndefined();
+  });
+
+  it('is not endedQuietly when deleted (a scale-down), a pod that may end (restartPolicy OnFailure, Never), or not Succeeded', () => {
+    const deleted = { ...quiet, metadata: { ...quiet.metadata, deletionTimestamp: '2026-12-07T17:02:20Z' } };
+    const job = { ...quiet, spec: { ...quiet.spec, restartPolicy: 'OnFailure' } };
+    const failed = { ...quiet, status: { ...quiet.status, phase: 'Failed', reason: 'Evicted' } };
+    for (const pod of [deleted, job]) {
+      expect(endedQuietly(pod)).toBe(false);
+      expect(bakeLook(new Map(), [pod], new Map([[uid, recorded]])).breach).toBeUndefined();
+    }
+    expect(endedQuietly(failed)).toBe(false);
   });
 });

@@ -137,3 +137,71 @@ describe('bake', () => {
     expect(reporter.kinds()).toEqual(['bake-started', 'conflict']);
   });
 });
+
+describe('bake: a new pod that ends Succeeded without a delete (kubernetes#120182)', () => {
+  /** The ready pod as a real kubelet v1.37.2 leaves one it evicted whose container exited 0 (kubelet/fixtures/evicted-exit-0). */
+  function endedQuietly(): Pod {
+    const ended = structuredClone(ready);
+    ended.status!.phase = 'Succeeded';
+    ended.status!.conditions = ended.status!.conditions!.map((condition) =>
+      condition.type === 'Ready' ? { ...condition, status: 'False', reason: 'PodCompleted' } : condition,
+    );
+    ended.status!.containerStatuses![0]!.ready = false;
+    ended.status!.containerStatuses![0]!.state = { terminated: { exitCode: 0, reason: 'Completed' } };
+    return ended;
+  }
+  const ended = endedQuietly();
+  const evictedEvent = {
+    metadata: { name: `${ended.metadata.name}.18ef076c523691f4`, namespace: 'shop' },
+    involvedObject: { kind: 'Pod', name: ended.metadata.name, namespace: 'shop', uid: ended.metadata.uid },
+    reason: 'Evicted',
+    type: 'Warning',
+    message: 'Usage of EmptyDir volume "cache" exceeds the limit "8Mi". ',
+  };
+  const quiet = snapshotFrom({ deployments: [complete], replicaSets: [replicaSet('complete-new')], pods: [ended] });
+
+  /** Answers each read of the pod's events with the next of `answers` (the last one again after). */
+  function withEvents(answers: object[][]) {
+    const base = scripted([healthy, quiet]);
+    const reads: string[] = [];
+    return {
+      kubectl: {
+        ...base,
+        async events(_namespace: string, name: string) {
+          reads.push(name);
+          return answers[Math.min(reads.length - 1, answers.length - 1)] as never;
+        },
+      },
+      reads,
+    };
+  }
+
+  it("reads its events at each look until the Evicted event comes, and ends the bake when it names the pod's own limit", async () => {
+    const { kubectl, reads } = withEvents([[], [evictedEvent]]);
+    const { outcome } = await bake([target], run, {
+      kubectl,
+      clock: new FakeClock(),
+      reporter: new RecordingReporter(),
+    });
+    expect(reads).toEqual([ended.metadata.name, ended.metadata.name]);
+    expect(outcome).toMatchObject({ passed: false, stoppedBy: 'workload', elapsedMs: 4000 });
+    expect(outcome.summary).toBe(
+      `pod ${ended.metadata.name} was evicted by the kubelet: Usage of EmptyDir volume "cache" exceeds the limit "8Mi". (its containers exited 0, so the pod shows Succeeded)`,
+    );
+  });
+
+  it('reads them at most 3 times, and passes when no Evicted event says why, or it says node pressure', async () => {
+    const pressure = { ...evictedEvent, message: 'The node was low on resource: ephemeral-storage. ' };
+    for (const answer of [[], [pressure]]) {
+      const { kubectl, reads } = withEvents([answer]);
+      const { outcome } = await bake([target], run, {
+        kubectl,
+        clock: new FakeClock(),
+        reporter: new RecordingReporter(),
+      });
+      expect(outcome).toMatchObject({ passed: true, elapsedMs: 30_000 });
+      // An Evicted event of node pressure is an answer: read once; no Evicted event: 3 reads.
+      expect(reads.length).toBe(answer.length === 0 ? 3 : 1);
+    }
+  });
+});

@@ -1,6 +1,7 @@
 // Issue 9's simulator behaviour: ≤1.31 back-off messages, postStart hook failures, ephemeral-storage
 // evictions, sidecars, readiness gates, taints, container output. Exact texts: kubelet and scheduler
 // sources named in ../README.md and in test/fixtures/README.md.
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../types.js';
 import {
@@ -113,6 +114,49 @@ describe('evictions', () => {
       ]),
     );
     expect(containerStatus(first)?.state.terminated).toMatchObject({ exitCode: 137 });
+  });
+
+  it('a container that exits 0 on SIGTERM: the pod ends Succeeded, the Evicted event its only trace, as a real kubelet v1.37.2 left it', async () => {
+    // kubelet/fixtures/evicted-exit-0.pod.json (kubernetes#120182, #141483).
+    const real = JSON.parse(
+      readFileSync(new URL('./kubelet/fixtures/evicted-exit-0.pod.json', import.meta.url), 'utf8'),
+    ) as KubeObject;
+    sim = startSim();
+    sim.store.create(
+      deployment('web', {
+        replicas: 1,
+        container: { resources: { limits: { 'ephemeral-storage': '1Gi' } } },
+        podAnnotations: { 'sim.kguard.dev/ephemeral-storage-usage': '2Gi', 'sim.kguard.dev/sigterm-exit-code': '0' },
+      }),
+    );
+    const ended = await waitFor('a pod that ended', () => pods('web').find((pod) => pod.status?.phase === 'Succeeded'));
+    const shape = (pod: KubeObject) => ({
+      phase: pod.status?.phase,
+      reason: pod.status?.reason,
+      message: pod.status?.message,
+      conditions: ((pod.status?.conditions ?? []) as { type: string; status: string; reason?: string }[])
+        // kube-sim writes PodReadyToStartContainers without the reason (PodSandboxNotReady) 1.37 adds, for every pod.
+        .filter((c) => !['PodScheduled', 'Initialized', 'PodReadyToStartContainers'].includes(c.type))
+        .map((c) => `${c.type}=${c.status} ${c.reason ?? ''}`)
+        .sort(),
+      terminated: {
+        exitCode: containerStatus(pod)?.state.terminated?.exitCode,
+        reason: containerStatus(pod)?.state.terminated?.reason,
+      },
+    });
+    expect(shape(ended)).toEqual(shape(real));
+    expect(shape(ended)).toMatchObject({
+      phase: 'Succeeded',
+      reason: undefined,
+      terminated: { exitCode: 0, reason: 'Completed' },
+    });
+    expect(condition(ended, 'DisruptionTarget')).toBeUndefined();
+    expect(eventLines(ended)).toEqual(
+      expect.arrayContaining([
+        'Warning Evicted: Container app exceeded its local ephemeral storage limit "1Gi". ',
+        'Normal Killing: Stopping container app',
+      ]),
+    );
   });
 
   it('leaves a container within its limit alone', async () => {

@@ -26,6 +26,8 @@ export interface ContainerKnobs {
   postStartFailure?: string;
   /** What the container writes to its writable layer, as a quantity ('2Gi'), `run-seconds` after it starts. */
   ephemeralStorageUsage?: string;
+  /** The code the container exits with when the kubelet stops it (SIGTERM); 137 when unset. */
+  sigtermExitCode?: number;
 }
 
 export function readKnobs(
@@ -65,5 +67,6 @@ export function readKnobs(
           ? ''
           : postStart,
     ephemeralStorageUsage: knob('ephemeral-storage-usage'),
+    sigtermExitCode: number('sigterm-exit-code'),
   };
 }

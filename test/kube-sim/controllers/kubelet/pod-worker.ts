@@ -437,25 +437,36 @@ export class PodWorker {
     const filledAfter = knobs.runMs ?? this.services.timing.crashAfterMs;
     // eviction/helpers.go containerEphemeralStorageMessageFmt (the limit's String(), %q).
     this.containerAfter(c, filledAfter + EVICTION_MONITORING_MS, () =>
-      this.evict(`Container ${c.runtime.name} exceeded its local ephemeral storage limit ${JSON.stringify(limit)}. `),
+      this.evict(
+        `Container ${c.runtime.name} exceeded its local ephemeral storage limit ${JSON.stringify(limit)}. `,
+        'Evicted',
+        true,
+      ),
     );
   }
 
   /**
    * eviction_manager.go evictPod: an Evicted event, every container killed, the pod Failed for good;
-   * the node shutdown manager the same without the event, with its own reason.
+   * the node shutdown manager the same without the event, with its own reason. Each container exits
+   * with its `sigterm-exit-code` (137 when unset). A pod evicted for its own local-storage limit
+   * whose containers all exit 0 ends as the real kubelet v1.37.2 left it (fixtures/evicted-exit-0,
+   * kubernetes#120182, #141483): phase Succeeded, no reason, message or DisruptionTarget; the
+   * Evicted event is the only trace.
    */
-  private evict(message: string, reason = 'Evicted'): void {
+  private evict(message: string, reason = 'Evicted', ownLimit = false): void {
     if (reason === 'Evicted') this.podEvent('Warning', 'Evicted', message);
+    let exitedZero = true;
     for (const c of [...this.initContainers, ...this.containers]) {
       this.cancelContainerTimers(c);
       const runtime = c.runtime;
       if (!('running' in runtime.state)) continue;
       this.event(c, 'Normal', 'Killing', `Stopping container ${runtime.name}`);
+      const exitCode = readKnobs(this.pod.metadata.annotations, runtime.name, runtime.init).sigtermExitCode ?? 137;
+      if (exitCode !== 0) exitedZero = false;
       runtime.state = {
         terminated: {
-          exitCode: 137,
-          reason: 'Error',
+          exitCode,
+          reason: exitCode === 0 ? 'Completed' : 'Error',
           startedAt: runtime.state.running.startedAt,
           finishedAt: this.nowIso(),
           containerID: runtime.containerID ?? '',
@@ -464,7 +475,7 @@ export class PodWorker {
       runtime.ready = false;
       runtime.started = false;
     }
-    this.view.evicted = { message, at: this.nowIso(), reason };
+    this.view.evicted = { message, at: this.nowIso(), reason, ...(ownLimit && exitedZero ? { quiet: true } : {}) };
     this.publish();
     this.stop();
   }

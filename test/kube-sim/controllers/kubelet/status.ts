@@ -51,7 +51,7 @@ export interface PodRuntimeView {
    * the node shutdown manager (reason Terminated), or the kubelet's admission (`rejected`: rejectPod
    * writes only phase, reason, message and qosClass; no DisruptionTarget, no container statuses).
    */
-  evicted?: { message: string; at: string; reason?: string; rejected?: boolean };
+  evicted?: { message: string; at: string; reason?: string; rejected?: boolean; quiet?: boolean };
 }
 
 /** Condition type → [status, lastTransitionTime], kept across syncs so transition times stay stable. */
@@ -88,8 +88,11 @@ export function buildPodStatus(
     (gate) => gate.conditionType,
   );
   const gateConditions = existing.filter((c) => gates.includes(c.type));
+  // An eviction whose containers all exited 0 (`quiet`, fixtures/evicted-exit-0): the kubelet
+  // publishes a completed pod (conditions PodCompleted, phase Succeeded) and nothing of the eviction.
+  const failed = view.evicted?.quiet ? 'PodCompleted' : 'PodFailed';
   const containersReady = view.evicted
-    ? condition('ContainersReady', 'False', 'PodFailed')
+    ? condition('ContainersReady', 'False', failed)
     : unready.length === 0
       ? condition('ContainersReady', 'True')
       : condition(
@@ -99,12 +102,14 @@ export function buildPodStatus(
           `containers with unready status: [${unready.join(' ')}]`,
         );
   const ready = view.evicted
-    ? condition('Ready', 'False', 'PodFailed')
+    ? condition('Ready', 'False', failed)
     : unready.length === 0
       ? gatedReady(gates, gateConditions, condition)
       : condition('Ready', 'False', 'ContainersNotReady', `containers with unready status: [${unready.join(' ')}]`);
   const conditions: PodCondition[] = [
-    ...(view.evicted ? [condition('DisruptionTarget', 'True', 'TerminationByKubelet', view.evicted.message)] : []),
+    ...(view.evicted && !view.evicted.quiet
+      ? [condition('DisruptionTarget', 'True', 'TerminationByKubelet', view.evicted.message)]
+      : []),
     condition('PodReadyToStartContainers', view.sandboxReady && !view.evicted ? 'True' : 'False'),
     initialized
       ? condition('Initialized', 'True')
@@ -130,14 +135,18 @@ export function buildPodStatus(
       qosClass: pod.status?.qosClass ?? 'BestEffort',
     };
   const status: Record<string, unknown> = {
-    phase: view.evicted ? 'Failed' : podPhase(view, pod.spec?.restartPolicy ?? 'Always'),
+    phase: view.evicted
+      ? view.evicted.quiet
+        ? 'Succeeded'
+        : 'Failed'
+      : podPhase(view, pod.spec?.restartPolicy ?? 'Always'),
     conditions,
     hostIP: view.hostIP,
     hostIPs: [{ ip: view.hostIP }],
   };
   // kubelet eviction manager (evictPod): phase Failed, reason Evicted, the eviction message; the node
   // shutdown manager: reason Terminated (nodeshutdown_manager_linux.go podShutdownReason).
-  if (view.evicted) {
+  if (view.evicted && !view.evicted.quiet) {
     status.message = view.evicted.message;
     status.reason = view.evicted.reason ?? 'Evicted';
   }
