@@ -71189,9 +71189,14 @@ var init_restore_step = __esm({
 function marksOf(pods) {
   return new Map(pods.filter((pod) => !pod.metadata.deletionTimestamp).map((pod) => [keyOf2(pod), markOf(pod)]));
 }
-function bakeLook(marks, pods) {
+function bakeLook(marks, pods, events = /* @__PURE__ */ new Map()) {
   const next = /* @__PURE__ */ new Map();
   for (const pod of pods) {
+    if (endedQuietly(pod)) {
+      const breach2 = evictedQuietly(pod, events.get(keyOf2(pod)) ?? []);
+      if (breach2) return { marks: next, breach: breach2 };
+      continue;
+    }
     if (pod.metadata.deletionTimestamp || endedByItsNode(pod)) continue;
     const before = marks.get(keyOf2(pod));
     const breach = evicted(pod) ?? restarted(pod, before) ?? leftReady(pod, before);
@@ -71231,6 +71236,22 @@ function evicted(pod) {
     why: "evicted",
     pod: pod.metadata.name,
     summary: `pod ${pod.metadata.name} was evicted by the kubelet${message ? `: ${message}` : ""}`
+  };
+}
+function endedQuietly(pod) {
+  return !pod.metadata.deletionTimestamp && pod.status?.phase === "Succeeded" && (pod.spec?.restartPolicy ?? "Always") === "Always" && !pod.status.reason;
+}
+function evictedQuietly(pod, events) {
+  const eviction = events.find(
+    (event) => event.reason === "Evicted" && (event.involvedObject?.uid === void 0 || event.involvedObject.uid === pod.metadata.uid)
+  );
+  const message = oneLine(eviction?.message ?? "").trim();
+  if (!eviction || !OWN_LIMIT_EVICTION.test(message)) return void 0;
+  return {
+    what: "evicted",
+    why: "evicted",
+    pod: pod.metadata.name,
+    summary: `pod ${pod.metadata.name} was evicted by the kubelet: ${message} (its containers exited 0, so the pod shows Succeeded)`
   };
 }
 function restarted(pod, before) {
@@ -71280,6 +71301,7 @@ var init_bake_rules = __esm({
   "src/verify/bake-rules.ts"() {
     "use strict";
     init_terminated();
+    init_text();
     init_kube();
   }
 });
@@ -71294,7 +71316,13 @@ async function bake(targets, run, deps, checkAgain, analysis) {
   });
   const startedAt = deps.clock.now();
   const watched2 = targets.map(
-    (target) => ({ target, marks: marksOf(target.baseline), firstSeen: /* @__PURE__ */ new Map(), seen: false })
+    (target) => ({
+      target,
+      marks: marksOf(target.baseline),
+      firstSeen: /* @__PURE__ */ new Map(),
+      seen: false,
+      events: /* @__PURE__ */ new Map()
+    })
   );
   const source = sourceFor(targets, run, deps);
   let checksRun = 0;
@@ -71427,7 +71455,13 @@ async function judgeOne(entry, reading, startedAt, run, deps) {
       nextStep: diagnosis?.nextStep
     };
   }
-  const { marks, breach } = bakeLook(entry.marks, newPodsOf(rules, observation.object, snapshot2));
+  const counted = newPodsOf(rules, observation.object, snapshot2);
+  const keys = new Set(counted.map(keyOf2));
+  const quiet = observation.object !== void 0 && rules.observed(observation.object) ? rules.newPods(observation.object, snapshot2).filter((pod) => endedQuietly(pod) && !keys.has(keyOf2(pod))) : [];
+  const pods = [...counted, ...quiet];
+  await readQuietEnds(entry, pods, deps);
+  const events = new Map([...entry.events].map(([uid, read]) => [uid, read.events]));
+  const { marks, breach } = bakeLook(entry.marks, pods, events);
   entry.marks = marks;
   if (!breach) return void 0;
   return {
@@ -71438,6 +71472,20 @@ async function judgeOne(entry, reading, startedAt, run, deps) {
     logs: await logsOf(breach, workload, run.logLines, deps),
     nextStep: NEXT_STEPS[breach.why]
   };
+}
+async function readQuietEnds(entry, pods, deps) {
+  const due = pods.filter((pod) => {
+    if (!endedQuietly(pod)) return false;
+    const read = entry.events.get(keyOf2(pod));
+    return !read || read.reads < QUIET_END_READS && !read.events.some((event) => event.reason === "Evicted");
+  });
+  await Promise.all(
+    due.map(async (pod) => {
+      const events = await deps.kubectl.events(entry.target.workload.namespace, pod.metadata.name).catch(() => []);
+      const before = entry.events.get(keyOf2(pod));
+      entry.events.set(keyOf2(pod), { events, reads: (before?.reads ?? 0) + 1 });
+    })
+  );
 }
 async function logsOf(breach, workload, shown2, deps) {
   const read = deps.kubectl.logs?.bind(deps.kubectl);
@@ -71461,7 +71509,7 @@ function typesByNamespace(watched2) {
   }
   return new Map([...types].map(([namespace, set]) => [namespace, [...set]]));
 }
-var NEXT_STEPS;
+var QUIET_END_READS, NEXT_STEPS;
 var init_bake = __esm({
   "src/verify/bake.ts"() {
     "use strict";
@@ -71472,6 +71520,7 @@ var init_bake = __esm({
     init_model();
     init_tracker();
     init_bake_rules();
+    QUIET_END_READS = 3;
     NEXT_STEPS = {
       exits: "the new version stops some time after it starts; its last lines are above. Fix the app (or its memory limit, or its liveness probe) and apply again",
       unready: "the new version stops answering its readiness probe some time after it starts. Fix the app (or the probe) and apply again",
