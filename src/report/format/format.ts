@@ -25,7 +25,7 @@ const OUTCOME_TEXT: Record<Outcome, string> = {
   unchanged: 'the apply changed nothing',
   previewed: 'dry run: nothing was changed',
   'rolled-back': 'the apply failed and the cluster was restored to its state before the apply',
-  failed: 'rollout failed and was left in place (--no-rollback)',
+  failed: 'the apply failed and what it changed was left in place (--rollback none)',
   'timed-out': 'a changed workload was not healthy within --timeout; it was left as applied',
   'needs-attention': 'the apply was neither verified healthy nor fully undone: finish by hand with the commands above',
 };
