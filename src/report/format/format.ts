@@ -37,7 +37,7 @@ function finalText(event: Extract<RunEvent, { kind: 'finished' }>): string {
   if (event.outcome === 'interrupted' && !event.restored)
     return 'cancelled after the apply; nothing was restored (see above)';
   if (event.outcome === 'previewed' && event.exitCode !== 0)
-    return 'dry run: nothing was changed; the apply would change what the diff above shows (exit 1, as kubectl diff when there are differences)';
+    return 'dry run: nothing was changed; the apply would change what the diff above shows';
   return OUTCOME_TEXT[event.outcome];
 }
 
@@ -309,7 +309,8 @@ export const FORMATTERS: Formatters = {
         : event.outcome === 'needs-attention'
           ? 'alarm'
           : 'fail',
-    text: `kguard: ${finalText(event)} (exit ${event.exitCode})`,
+    // The exit code is said once: a preview's 1 says why it is not 0 (#45: it was said twice).
+    text: `kguard: ${finalText(event)} (exit ${event.exitCode}${event.outcome === 'previewed' && event.exitCode !== 0 ? ', as kubectl diff when there are differences' : ''})`,
   }),
 };
 
