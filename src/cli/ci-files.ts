@@ -7,6 +7,7 @@ import { dotenvReport } from '../report/ci/dotenv.js';
 import type { FailureReport } from '../report/format/failure.js';
 import type { JsonReport } from '../report/json.js';
 import type { FleetReport } from '../report/fleet.js';
+import { cannotWrite } from './events-output.js';
 import type { Session } from './session.js';
 
 /** The checkout CI paths are relative to: GitHub's workspace, GitLab's project directory, or here. */
@@ -68,7 +69,6 @@ function write(file: string, what: string, contents: () => string): void {
   try {
     writeFileSync(file, contents());
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`kguard: could not write the ${what} to ${file} (${why}); the exit code stands\n`);
+    process.stderr.write(`kguard: ${cannotWrite(`the ${what} to ${file}`, error)}\n`);
   }
 }

@@ -32,6 +32,7 @@ import type { GuardedApplyOptions } from '../model/options.js';
 import { explainUnknownOption, kubectlHabits, takeKubectlFlags } from './kubectl-options.js';
 import { buildProgram } from './program.js';
 import { dotenvWhileRunning, workspace, writeDotenv, writeFleetJunit, writeJunit } from './ci-files.js';
+import { cannotWrite } from './events-output.js';
 import type { Session } from './session.js';
 import { readAnalysis, readFleetFile, readHealthRules } from '../api/input-files.js';
 import { fail, handleInterrupts } from './exits.js';
@@ -145,7 +146,7 @@ async function runCommand(raw: RawApplyOptions, passThrough: string[], session: 
         early,
       });
     })().finally(() => early?.stop());
-    if (session.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    if (session.json) await writeReport(report);
     await Promise.all([writeJunit(session, report), writeDotenv(session, report.outcome, exitCode)]);
     return exitCode;
   } catch (error) {
@@ -220,7 +221,7 @@ async function runFleet(options: GuardedApplyOptions, plan: FleetPlan, session: 
       .map((line) => sanitizeText(line, session.redactor))
       .join('\n')}\n`,
   );
-  if (session.json) process.stdout.write(`${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}\n`);
+  if (session.json) await writeReport(sanitizeDeep(report, session.redactor));
   await Promise.all([writeFleetJunit(session, report), writeDotenv(session, report.outcome, exitCode)]);
   return exitCode;
 }
@@ -260,6 +261,20 @@ async function confirmed(options: GuardedApplyOptions, session: Session): Promis
  */
 function keepWorkingWithoutReaders(): void {
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+}
+
+/**
+ * The JSON report on stdout, waited for: a write that fails otherwise than for a reader gone
+ * (stdout on a full disk: ENOSPC) loses the report, and says so on stderr.
+ */
+function writeReport(report: unknown): Promise<void> {
+  return new Promise((resolve) => {
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`, (error?: NodeJS.ErrnoException | null) => {
+      if (error && error.code !== 'EPIPE')
+        process.stderr.write(`kguard: ${cannotWrite('the JSON report to stdout', error)}\n`);
+      resolve();
+    });
+  });
 }
 
 /** The reporter for this terminal or CI system; only its own module is loaded (ora for a terminal). */

@@ -3,7 +3,7 @@
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
-import { sandbox, type Sandbox, withSandbox } from './harness.js';
+import { eventually, sandbox, type Sandbox, withSandbox } from './harness.js';
 import { differencesFrom, peopleMadeObjects, type ClusterState } from './restored.js';
 
 const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
@@ -187,5 +187,23 @@ describe.concurrent('kguard history and undo', () => {
       expect(report).toMatchObject({ restored: 1, needsPerson: 0 });
       expect(sandboxed.cluster.store.get('ConfigMap', 'default', 'settings')?.metadata.uid).not.toBe(uid);
       expect(differencesFrom(before, peopleState(sandboxed))).toEqual([]);
+    }));
+});
+
+describe('the history line is said once the record is written (#45)', () => {
+  it('a kill -9 right after "kguard undo RUN puts back…" leaves the record it names', () =>
+    withCluster(async (sandboxed) => {
+      await applyWeb(sandboxed, 'nginx:1.25');
+      const file = await sandboxed.write('web-next.yaml', deploymentYaml('web', 'nginx:1.26'));
+      const running = sandboxed.kguardProcess(['apply', '-f', file, ...fast]);
+      await eventually(() => (running.output().includes('watching the new rollout') ? true : undefined));
+      // The history record is the run's last Secret created (POST): it now takes 8 s to land.
+      sandboxed.cluster.faults.slowNext(8_000, 1, /^POST [^?]*\/secrets/);
+      const said = /kguard undo (kguard-\S+) puts back the state before it/;
+      const runId = await eventually(() => said.exec(running.output())?.[1], 30_000);
+      running.child.kill('SIGKILL');
+      await running.done;
+      // Before: the line came before the write, and the kill left no record.
+      expect(sandboxed.cluster.store.get('Secret', 'default', `${runId}-history`), running.output()).toBeDefined();
     }));
 });

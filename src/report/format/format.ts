@@ -25,7 +25,7 @@ const OUTCOME_TEXT: Record<Outcome, string> = {
   unchanged: 'the apply changed nothing',
   previewed: 'dry run: nothing was changed',
   'rolled-back': 'the apply failed and the cluster was restored to its state before the apply',
-  failed: 'rollout failed and was left in place (--no-rollback)',
+  failed: 'the apply failed and what it changed was left in place (--rollback none)',
   'timed-out': 'a changed workload was not healthy within --timeout; it was left as applied',
   'needs-attention': 'the apply was neither verified healthy nor fully undone: finish by hand with the commands above',
 };
@@ -37,7 +37,7 @@ function finalText(event: Extract<RunEvent, { kind: 'finished' }>): string {
   if (event.outcome === 'interrupted' && !event.restored)
     return 'cancelled after the apply; nothing was restored (see above)';
   if (event.outcome === 'previewed' && event.exitCode !== 0)
-    return 'dry run: nothing was changed; the apply would change what the diff above shows (exit 1, as kubectl diff when there are differences)';
+    return 'dry run: nothing was changed; the apply would change what the diff above shows';
   return OUTCOME_TEXT[event.outcome];
 }
 
@@ -309,7 +309,8 @@ export const FORMATTERS: Formatters = {
         : event.outcome === 'needs-attention'
           ? 'alarm'
           : 'fail',
-    text: `kguard: ${finalText(event)} (exit ${event.exitCode})`,
+    // The exit code is said once: a preview's 1 says why it is not 0 (#45: it was said twice).
+    text: `kguard: ${finalText(event)} (exit ${event.exitCode}${event.outcome === 'previewed' && event.exitCode !== 0 ? ', as kubectl diff when there are differences' : ''})`,
   }),
 };
 

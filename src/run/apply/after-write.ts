@@ -65,38 +65,39 @@ export async function afterTheWrite(
   const result = { ...resultOf(objects, verification), ...(recovered.length > 0 ? { recoveredRuns: recovered } : {}) };
   if (journal) {
     const digest = (await reading.inputsDigest) ?? 'unknown (the inputs could not be read again)';
-    holds.ending = endTheRun(result, objects, journal, { target, digest, startedAt: started.iso }, options, deps);
+    await endTheRun(result, objects, journal, { target, digest, startedAt: started.iso }, options, deps, holds);
   }
   return result;
 }
 
 /**
  * The journal and the leases end together: neither protects the other. A kept journal is said
- * before the verdict; deleting one (and letting the leases go) happens after it. So is a successful
- * run's history record: said now, written with the cleanup.
+ * before the verdict; deleting one (and letting the leases go) happens after it. A successful
+ * run's history record is written before the verdict and said once it is (#45: it was said
+ * first, and a kill in between left no record): the verdict waits for that one write, no more.
  */
-function endTheRun(
+async function endTheRun(
   result: RunResult,
   objects: readonly PendingObject[],
   journal: RunJournal,
   history: HistoryContext,
   options: ApplyOptions,
   deps: Deps,
+  holds: RunHolds,
 ): Promise<void> {
   const records = keptInHistory(result, journal, options)
     ? historyRecordsOf(result, objects, journal, history, options)
     : [];
-  if (records.length > 0)
+  const journalEnded = endJournal(journal, result, deps, options.keepJournal);
+  holds.ending = journalEnded.then(() => undefined);
+  const written = await writeHistory(records, options, deps);
+  if (written.length > 0)
     deps.reporter.emit({
       kind: 'history-kept',
-      runId: records[0]!.runId,
-      namespaces: records.map((record) => record.namespace),
+      runId: written[0]!.runId,
+      namespaces: written.map((record) => record.namespace),
       keep: options.history,
     });
-  return Promise.all([
-    writeHistory(records, options, deps),
-    endJournal(journal, result, deps, options.keepJournal),
-  ]).then(() => undefined);
 }
 
 /**

@@ -74,19 +74,25 @@ function historyRecordOf(
   };
 }
 
+/** Writes each record; a failed write is a warning. Returns the records written: only they are said kept. */
 export async function writeHistory(
   records: readonly HistoryRecord[],
   options: ApplyOptions,
   deps: Pick<Deps, 'kubectl' | 'reporter'>,
-): Promise<void> {
-  await Promise.all(
+): Promise<HistoryRecord[]> {
+  const written = await Promise.all(
     records.map((record) =>
-      keepHistory(deps.kubectl, record, options.history, Math.min(60_000, options.timeoutMs)).catch((error: unknown) =>
-        deps.reporter.emit({
-          kind: 'journal-warning',
-          message: error instanceof Error ? error.message : String(error),
-        }),
+      keepHistory(deps.kubectl, record, options.history, Math.min(60_000, options.timeoutMs)).then(
+        () => record,
+        (error: unknown) => {
+          deps.reporter.emit({
+            kind: 'journal-warning',
+            message: error instanceof Error ? error.message : String(error),
+          });
+          return undefined;
+        },
       ),
     ),
   );
+  return written.filter((record): record is HistoryRecord => record !== undefined);
 }
