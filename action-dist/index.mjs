@@ -6033,6 +6033,54 @@ var init_dotenv = __esm({
   }
 });
 
+// src/cli/events-output.ts
+var events_output_exports = {};
+__export(events_output_exports, {
+  cannotWrite: () => cannotWrite,
+  openEventLines: () => openEventLines
+});
+import { openSync, writeSync } from "node:fs";
+function openEventLines(target, jsonOutput) {
+  if (target === "-") {
+    if (jsonOutput)
+      throw new InputError(
+        "--events - and --output json both write to stdout; write the events to a file (--events events.ndjson)."
+      );
+    return { write: (line) => void process.stdout.write(line), toStdout: true };
+  }
+  let fd;
+  try {
+    fd = openSync(target, "w", 384);
+  } catch (error2) {
+    const why = error2.code ?? (error2 instanceof Error ? error2.message : String(error2));
+    throw new InputError(`--events ${target}: the file cannot be written (${why}). Fix the path; nothing was applied.`);
+  }
+  let failed2 = false;
+  return {
+    write: (line) => {
+      if (failed2) return;
+      try {
+        writeSync(fd, line);
+      } catch (error2) {
+        failed2 = true;
+        process.stderr.write(`kguard: ${cannotWrite(`the events to ${target}`, error2)}
+`);
+      }
+    },
+    toStdout: false
+  };
+}
+function cannotWrite(what, error2) {
+  const why = error2 instanceof Error ? error2.message : String(error2);
+  return `could not write ${what} (${why}): free space or fix the path; the run goes on and its exit code stands`;
+}
+var init_events_output = __esm({
+  "src/cli/events-output.ts"() {
+    "use strict";
+    init_errors();
+  }
+});
+
 // src/report/ci/junit-analysis.ts
 function analysisCases(analysis) {
   return analysis.metrics.map((metric) => {
@@ -13770,8 +13818,7 @@ function write(file, what, contents) {
   try {
     writeFileSync(file, contents());
   } catch (error2) {
-    const why = error2 instanceof Error ? error2.message : String(error2);
-    process.stderr.write(`kguard: could not write the ${what} to ${file} (${why}); the exit code stands
+    process.stderr.write(`kguard: ${cannotWrite(`the ${what} to ${file}`, error2)}
 `);
   }
 }
@@ -13779,6 +13826,7 @@ var init_ci_files = __esm({
   "src/cli/ci-files.ts"() {
     "use strict";
     init_dotenv();
+    init_events_output();
   }
 });
 
@@ -58743,7 +58791,7 @@ function finalText(event) {
   if (event.outcome === "interrupted" && !event.restored)
     return "cancelled after the apply; nothing was restored (see above)";
   if (event.outcome === "previewed" && event.exitCode !== 0)
-    return "dry run: nothing was changed; the apply would change what the diff above shows (exit 1, as kubectl diff when there are differences)";
+    return "dry run: nothing was changed; the apply would change what the diff above shows";
   return OUTCOME_TEXT[event.outcome];
 }
 function stoppedBecause(event) {
@@ -58799,7 +58847,7 @@ var init_format = __esm({
       unchanged: "the apply changed nothing",
       previewed: "dry run: nothing was changed",
       "rolled-back": "the apply failed and the cluster was restored to its state before the apply",
-      failed: "rollout failed and was left in place (--no-rollback)",
+      failed: "the apply failed and what it changed was left in place (--rollback none)",
       "timed-out": "a changed workload was not healthy within --timeout; it was left as applied",
       "needs-attention": "the apply was neither verified healthy nor fully undone: finish by hand with the commands above"
     };
@@ -59024,7 +59072,8 @@ var init_format = __esm({
       finished: (event) => ({
         // A --diff preview with differences exits 1 as kubectl diff does, but nothing failed.
         tone: event.exitCode === 0 || event.outcome === "previewed" ? "ok" : event.outcome === "needs-attention" ? "alarm" : "fail",
-        text: `kguard: ${finalText(event)} (exit ${event.exitCode})`
+        // The exit code is said once: a preview's 1 says why it is not 0 (#45: it was said twice).
+        text: `kguard: ${finalText(event)} (exit ${event.exitCode}${event.outcome === "previewed" && event.exitCode !== 0 ? ", as kubectl diff when there are differences" : ""})`
       })
     };
     RESTORE_LIMIT_TEXT = {
@@ -69276,36 +69325,6 @@ var init_completion = __esm({
   }
 });
 
-// src/cli/events-output.ts
-var events_output_exports = {};
-__export(events_output_exports, {
-  openEventLines: () => openEventLines
-});
-import { openSync, writeSync } from "node:fs";
-function openEventLines(target, jsonOutput) {
-  if (target === "-") {
-    if (jsonOutput)
-      throw new InputError(
-        "--events - and --output json both write to stdout; write the events to a file (--events events.ndjson)."
-      );
-    return { write: (line) => void process.stdout.write(line), toStdout: true };
-  }
-  let fd;
-  try {
-    fd = openSync(target, "w", 384);
-  } catch (error2) {
-    const why = error2.code ?? (error2 instanceof Error ? error2.message : String(error2));
-    throw new InputError(`--events ${target}: the file cannot be written (${why}). Fix the path; nothing was applied.`);
-  }
-  return { write: (line) => void writeSync(fd, line), toStdout: false };
-}
-var init_events_output = __esm({
-  "src/cli/events-output.ts"() {
-    "use strict";
-    init_errors();
-  }
-});
-
 // src/report/event-lines.ts
 function eventLines2(head, event, nextSeq, maxBytes = MAX_EVENT_LINE_BYTES) {
   const widest = head(999999999);
@@ -69662,16 +69681,21 @@ function historyRecordOf(result, objects, journal, context, options) {
   };
 }
 async function writeHistory(records, options, deps) {
-  await Promise.all(
+  const written2 = await Promise.all(
     records.map(
-      (record) => keepHistory(deps.kubectl, record, options.history, Math.min(6e4, options.timeoutMs)).catch(
-        (error2) => deps.reporter.emit({
-          kind: "journal-warning",
-          message: error2 instanceof Error ? error2.message : String(error2)
-        })
+      (record) => keepHistory(deps.kubectl, record, options.history, Math.min(6e4, options.timeoutMs)).then(
+        () => record,
+        (error2) => {
+          deps.reporter.emit({
+            kind: "journal-warning",
+            message: error2 instanceof Error ? error2.message : String(error2)
+          });
+          return void 0;
+        }
       )
     )
   );
+  return written2.filter((record) => record !== void 0);
 }
 var init_history_step = __esm({
   "src/run/apply/history-step.ts"() {
@@ -72231,23 +72255,22 @@ async function afterTheWrite(reading, guard, started, options, deps, holds) {
   const result = { ...resultOf(objects, verification), ...recovered.length > 0 ? { recoveredRuns: recovered } : {} };
   if (journal) {
     const digest = await reading.inputsDigest ?? "unknown (the inputs could not be read again)";
-    holds.ending = endTheRun(result, objects, journal, { target, digest, startedAt: started.iso }, options, deps);
+    await endTheRun(result, objects, journal, { target, digest, startedAt: started.iso }, options, deps, holds);
   }
   return result;
 }
-function endTheRun(result, objects, journal, history, options, deps) {
+async function endTheRun(result, objects, journal, history, options, deps, holds) {
   const records = keptInHistory(result, journal, options) ? historyRecordsOf(result, objects, journal, history, options) : [];
-  if (records.length > 0)
+  const journalEnded = endJournal(journal, result, deps, options.keepJournal);
+  holds.ending = journalEnded.then(() => void 0);
+  const written2 = await writeHistory(records, options, deps);
+  if (written2.length > 0)
     deps.reporter.emit({
       kind: "history-kept",
-      runId: records[0].runId,
-      namespaces: records.map((record) => record.namespace),
+      runId: written2[0].runId,
+      namespaces: written2.map((record) => record.namespace),
       keep: options.history
     });
-  return Promise.all([
-    writeHistory(records, options, deps),
-    endJournal(journal, result, deps, options.keepJournal)
-  ]).then(() => void 0);
 }
 async function applyAndJudge(context, state, options, deps, verifyAndBake2) {
   let verification;
@@ -77356,8 +77379,7 @@ async function runCommand2(raw, passThrough, session) {
         early
       });
     })().finally(() => early?.stop());
-    if (session.json) process.stdout.write(`${JSON.stringify(report, null, 2)}
-`);
+    if (session.json) await writeReport(report);
     await Promise.all([writeJunit(session, report), writeDotenv(session, report.outcome, exitCode)]);
     return exitCode;
   } catch (error2) {
@@ -77416,8 +77438,7 @@ async function runFleet(options, plan, session) {
     `${fleetLines2(report).map((line) => sanitizeText(line, session.redactor)).join("\n")}
 `
   );
-  if (session.json) process.stdout.write(`${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}
-`);
+  if (session.json) await writeReport(sanitizeDeep(report, session.redactor));
   await Promise.all([writeFleetJunit(session, report), writeDotenv(session, report.outcome, exitCode)]);
   return exitCode;
 }
@@ -77446,6 +77467,17 @@ async function confirmed(options, session) {
 }
 function keepWorkingWithoutReaders() {
   for (const stream of [process.stdout, process.stderr]) stream.on("error", () => void 0);
+}
+function writeReport(report) {
+  return new Promise((resolve) => {
+    process.stdout.write(`${JSON.stringify(report, null, 2)}
+`, (error2) => {
+      if (error2 && error2.code !== "EPIPE")
+        process.stderr.write(`kguard: ${cannotWrite("the JSON report to stdout", error2)}
+`);
+      resolve();
+    });
+  });
 }
 async function makeReporter(session, manifests) {
   const env2 = process.env;
@@ -77534,6 +77566,7 @@ var init_main2 = __esm({
     init_kubectl_options();
     init_program();
     init_ci_files();
+    init_events_output();
     init_input_files();
     init_exits();
     init_heap();
