@@ -124,6 +124,10 @@ describe('kguard apply: StatefulSets', () => {
 
   it('OnDelete: applied, nothing rolls, nothing watched', async () => {
     await applyHealthy('db.yaml', statefulSetYaml('db', GOOD, { strategy: 'OnDelete', replicas: 2 }));
+    // An OnDelete StatefulSet is not watched even when created: db-1 comes only once db-0 is Ready
+    // (OrderedReady), and a pod created after the next apply takes that apply's template, as the
+    // StatefulSet controller does. The first template's two pods exist before the second apply.
+    await until('db-0 and db-1 of the first template', () => pods('app=db').length === 2);
     const run = await applyHealthy('db-2.yaml', statefulSetYaml('db', MISSING, { strategy: 'OnDelete', replicas: 2 }));
     expect(run.object('StatefulSet', 'db')).toMatchObject({ change: 'configured', tracked: false, verdict: 'applied' });
     expect(run.object('StatefulSet', 'db').summary).toContain(
