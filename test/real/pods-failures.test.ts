@@ -3,24 +3,12 @@
 // container that fails, a Job whose pod fails, a StatefulSet stuck on its bad revision (the
 // documented forced rollback) and an emptyDir filled past its sizeLimit during --bake (the
 // kubelet's eviction manager). See pods.test.ts for the node.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, realSandbox, type KubeObject, type RealSandbox } from './harness.js';
-import { deployment, job, SERVE, statefulSet } from './real-pods.js';
+import { describe, expect, it } from 'vitest';
+import { eventually, type KubeObject, type RealSandbox } from './harness.js';
+import { deployment, job, realPodsSandbox, SERVE, statefulSet } from './real-pods.js';
 
 let sandbox: RealSandbox;
-beforeAll(async () => {
-  sandbox = await realSandbox('real-pods-failures');
-});
-afterAll(async () => {
-  await sandbox?.stop();
-});
-
-const fast = ['--poll-interval', '1s'];
-
-async function apply(name: string, yaml: string, flags: string[] = []) {
-  const file = await sandbox.write(`${name}-${Math.random().toString(36).slice(2, 8)}.yaml`, yaml);
-  return sandbox.kguard(['apply', '-f', file, '-n', sandbox.namespace, '--timeout', '90s', ...fast, ...flags]);
-}
+const apply = realPodsSandbox('real-pods-failures', (made) => (sandbox = made));
 
 async function healthy(name: string, yaml = deployment(name, { args: SERVE, readiness: true })): Promise<void> {
   const run = await apply(name, yaml);

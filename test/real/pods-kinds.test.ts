@@ -1,26 +1,14 @@
 // kguard on real pods, by kind and by registry: healthy StatefulSet, DaemonSet and Job rollouts on
 // the real node, a private image without and with pull credentials (the cluster's htpasswd
 // registry) and a registry nothing answers on. See pods.test.ts for the node.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { freePort } from '../free-port.js';
-import { realSandbox, type RealSandbox } from './harness.js';
-import { daemonSet, deployment, job, SERVE, statefulSet } from './real-pods.js';
+import type { RealSandbox } from './harness.js';
+import { daemonSet, deployment, job, realPodsSandbox, SERVE, statefulSet } from './real-pods.js';
 
 let sandbox: RealSandbox;
-beforeAll(async () => {
-  sandbox = await realSandbox('real-pods-kinds');
-});
-afterAll(async () => {
-  await sandbox?.stop();
-});
-
-const fast = ['--poll-interval', '1s'];
-
-async function apply(name: string, yaml: string, flags: string[] = []) {
-  const file = await sandbox.write(`${name}-${Math.random().toString(36).slice(2, 8)}.yaml`, yaml);
-  return sandbox.kguard(['apply', '-f', file, '-n', sandbox.namespace, '--timeout', '90s', ...fast, ...flags]);
-}
+const apply = realPodsSandbox('real-pods-kinds', (made) => (sandbox = made));
 
 describe('real pods: each kind rolls out on the real node', () => {
   it('a StatefulSet: exit 0, both ordinals Ready', async () => {

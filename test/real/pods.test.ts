@@ -2,24 +2,12 @@
 // Debian's containerd and runc, test/control-plane/node.ts) runs every pod here, from images built
 // on this machine. What the real kubelet writes (texts, timings, logs, image IDs, probe output) is
 // what kguard reads: no status here is scripted.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { realSandbox, type KubeObject, type RealSandbox } from './harness.js';
-import { deployment, SERVE, testImage } from './real-pods.js';
+import { describe, expect, it } from 'vitest';
+import type { KubeObject, RealSandbox } from './harness.js';
+import { deployment, realPodsSandbox, SERVE, testImage } from './real-pods.js';
 
 let sandbox: RealSandbox;
-beforeAll(async () => {
-  sandbox = await realSandbox('real-pods');
-});
-afterAll(async () => {
-  await sandbox?.stop();
-});
-
-const fast = ['--poll-interval', '1s'];
-
-async function apply(name: string, yaml: string, flags: string[] = []) {
-  const file = await sandbox.write(`${name}-${Math.random().toString(36).slice(2, 8)}.yaml`, yaml);
-  return sandbox.kguard(['apply', '-f', file, '-n', sandbox.namespace, '--timeout', '90s', ...fast, ...flags]);
-}
+const apply = realPodsSandbox('real-pods', (made) => (sandbox = made));
 
 /** Deploys a healthy first revision of `name` (serving, ready) and requires exit 0. */
 async function healthy(name: string): Promise<void> {

@@ -4,7 +4,8 @@
 // the kwok files' pods never land there and these never land on kwok.
 //
 //   const yaml = deployment('web', { args: SERVE, readiness: true });
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { realSandbox, type RealSandbox } from './harness.js';
 import { stringify } from 'yaml';
 import { REAL_NODE_TAINT } from './scenario.js';
 
@@ -129,4 +130,37 @@ export function job(name: string, options: PodOptions & { backoffLimit?: number 
       template: template(name, { restartPolicy: 'Never', ...options }),
     },
   });
+}
+
+/**
+ * A test file's sandbox on the real node (its own namespace), made before its tests and stopped
+ * after them (`use` gets it), and `kguard apply` of a manifest there, with a 90 s --timeout.
+ */
+export function realPodsSandbox(
+  name: string,
+  use: (sandbox: RealSandbox) => void,
+): (file: string, yaml: string, flags?: string[]) => ReturnType<RealSandbox['kguard']> {
+  let sandbox: RealSandbox | undefined;
+  beforeAll(async () => {
+    sandbox = await realSandbox(name);
+    use(sandbox);
+  });
+  afterAll(async () => {
+    await sandbox?.stop();
+  });
+  return async (file, yaml, flags = []) => {
+    const path = await sandbox!.write(`${file}-${Math.random().toString(36).slice(2, 8)}.yaml`, yaml);
+    return sandbox!.kguard([
+      'apply',
+      '-f',
+      path,
+      '-n',
+      sandbox!.namespace,
+      '--timeout',
+      '90s',
+      '--poll-interval',
+      '1s',
+      ...flags,
+    ]);
+  };
 }
