@@ -111,7 +111,7 @@ async function applyAndJudge(
   state: PhasedApply,
   options: ApplyOptions,
   deps: Deps,
-  verifyAndBake: (pending: PendingObject[]) => Promise<Verification | undefined>,
+  checkTheRollout: (pending: PendingObject[]) => Promise<Verification | undefined>,
 ): Promise<{ objects: PendingObject[]; verification?: Verification }> {
   let verification: Verification | undefined;
   try {
@@ -125,7 +125,7 @@ async function applyAndJudge(
     }
     if (state.unreadable) return { objects: unreadable(state, context.journal, deps) };
     // Healthy is not yet working: the checks and the bake, when asked for, once every phase is.
-    if (!state.applyError) verification = await verifyAndBake(state.objects);
+    if (!state.applyError) verification = await checkTheRollout(state.objects);
   } catch (error) {
     if (error === state.applyError || error === state.refused) throw error;
     deps.reporter.emit({ kind: 'internal-error', message: messageOf(error) });
