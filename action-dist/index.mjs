@@ -72272,7 +72272,7 @@ async function endTheRun(result, objects, journal, history, options, deps, holds
       keep: options.history
     });
 }
-async function applyAndJudge(context, state, options, deps, verifyAndBake2) {
+async function applyAndJudge(context, state, options, deps, checkTheRollout) {
   let verification;
   try {
     await applyInPhases(context, state, options, deps);
@@ -72283,7 +72283,7 @@ async function applyAndJudge(context, state, options, deps, verifyAndBake2) {
       throw refusal2;
     }
     if (state.unreadable) return { objects: unreadable2(state, context.journal, deps) };
-    if (!state.applyError) verification = await verifyAndBake2(state.objects);
+    if (!state.applyError) verification = await checkTheRollout(state.objects);
   } catch (error2) {
     if (error2 === state.applyError || error2 === state.refused) throw error2;
     deps.reporter.emit({ kind: "internal-error", message: messageOf3(error2) });
