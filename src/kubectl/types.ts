@@ -48,6 +48,16 @@ export interface ApplyRequest {
   deadlineMs: number;
 }
 
+/** A kubectl apply started with nothing to read yet (ApplyFamily.holdApply). */
+export interface HeldApply {
+  /** Sends its bytes: what `apply` returns (a kubectl that ended before it got them is started again). */
+  release(): Promise<AppliedObject[]>;
+  /** Stops it, having sent nothing; nothing once released. */
+  cancel(): void;
+  /** Settles once its kubectl has ended, however it ended. */
+  readonly ended: Promise<void>;
+}
+
 export type DryRunResult =
   | { ok: true; objects: KubeObject[]; pruned: KubeObject[]; warnings: string }
   | { ok: false; stderr: string; timedOut: boolean };
@@ -130,6 +140,12 @@ export interface ApplyFamily {
   dryRunActions(request: ApplyRequest): Promise<AppliedObject[]>;
   diff(request: ApplyRequest, refs: readonly ObjectRef[]): Promise<Map<string, string[]>>;
   apply(request: ApplyRequest): Promise<AppliedObject[]>;
+  /**
+   * `apply` of `-f -` with its kubectl started now and its stdin held back: kubectl starts and
+   * waits for its input, which `release` sends (then it is `apply`); `cancel` stops it having sent
+   * nothing. The request holds its bytes (`stdin`).
+   */
+  holdApply(request: ApplyRequest): HeldApply;
   /**
    * The live objects the same inputs name, each read by name, kubectl resolving their identities
    * as its apply does (`kubectl get -f … -o json --ignore-not-found`; `applyArgs` only -l): the ones

@@ -2,7 +2,7 @@
 // dry runs and the apply all read the same copy. Files and directories are passed to kubectl as
 // they are (kubectl reads them, with its own rules for directories and -R); stdin, URLs and
 // kustomize output are written once to a private temporary directory and passed by path.
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -126,10 +126,18 @@ export async function refuseOversized(
  */
 export async function digestOfInputs(inputs: Pick<PreparedInputs, 'filenames' | 'recursive'>): Promise<string> {
   const hash = createHash('sha256');
-  for (const file of manifestFiles(inputs.filenames, inputs.recursive)) {
-    const bytes = await readFile(file);
-    hash.update(`${bytes.length}:`);
-    hash.update(bytes);
-  }
+  for (const file of manifestFiles(inputs.filenames, inputs.recursive)) addFile(hash, await readFile(file));
   return `sha256:${hash.digest('hex')}`;
+}
+
+/** The digest of files' bytes, as digestOfInputs takes it. */
+export function digestOf(files: readonly Uint8Array[]): string {
+  const hash = createHash('sha256');
+  for (const bytes of files) addFile(hash, bytes);
+  return `sha256:${hash.digest('hex')}`;
+}
+
+function addFile(hash: Hash, bytes: Uint8Array): void {
+  hash.update(`${bytes.length}:`);
+  hash.update(bytes);
 }

@@ -52,7 +52,10 @@ export interface Sandbox {
    */
   kguard(args: string[], options?: RunOptions): Promise<KguardRun>;
   /** Starts kguard without waiting: for tests that act while it runs (signals, concurrent changes). */
-  kguardProcess(args: string[]): { child: ResultPromise; output(): string; done: Promise<KguardRun> };
+  kguardProcess(
+    args: string[],
+    options?: Pick<RunOptions, 'env'>,
+  ): { child: ResultPromise; output(): string; done: Promise<KguardRun> };
   /** Deploys `name` with kguard and fails the test unless the rollout is healthy (exit 0). */
   deployHealthy(name: string, image?: string): Promise<void>;
   /** The first container image of a Deployment as the simulator stores it now. */
@@ -101,7 +104,7 @@ export async function sandbox(options: ClusterOptions = {}): Promise<Sandbox> {
     dir,
     write: writerIn(dir),
     kguard: (args, runOptions = {}) => startKguard(args, runOptions).done,
-    kguardProcess: (args) => startKguard(args, { checkRestore: false }),
+    kguardProcess: (args, options) => startKguard(args, { ...options, checkRestore: false }),
     async deployHealthy(name, image = 'nginx:1.25') {
       const file = join(dir, `${name}-${image.replace(/[^a-z0-9]/gi, '-')}.yaml`);
       await writeFile(file, deploymentYaml(name, image));

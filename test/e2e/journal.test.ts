@@ -1,5 +1,8 @@
 // Crash-safe and concurrency-safe runs: the journal in the cluster lets `kguard rollback` finish a
 // run that was killed at any point; leases keep two runs off the same objects.
+import { execFileSync } from 'node:child_process';
+import { chmod, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { eventually, type Sandbox, untilWatching } from './harness.js';
@@ -230,6 +233,79 @@ describe('one run per object at a time', () => {
     expect(without.exitCode, without.output).toBe(0);
     expect(leases).toHaveLength(2);
     expect(env.cluster.store.list('Lease')).toEqual([]);
+  });
+});
+
+/**
+ * A kubectl (KGUARD_KUBECTL) that runs the real one and, for the apply itself (`apply -f -`, no
+ * dry run), says it started and keeps every byte its stdin gives: kguard starts that kubectl
+ * during the guard with its input held back (run/apply/guard.ts).
+ */
+async function heldApplyKubectl(): Promise<{ binary: string; started(): Promise<boolean>; given(): Promise<string> }> {
+  const real = execFileSync('sh', ['-c', 'command -v kubectl'], { encoding: 'utf8' }).trim();
+  const log = join(env.dir, 'held.log');
+  const given = join(env.dir, 'held-stdin');
+  const binary = await env.write(
+    'kubectl-held',
+    `#!/bin/bash
+case " $* " in
+  *" --dry-run"*) ;;
+  *" apply -f - "*) echo started >> ${JSON.stringify(log)}; tee -a ${JSON.stringify(given)} | ${JSON.stringify(real)} "$@"; exit \${PIPESTATUS[1]} ;;
+esac
+exec ${JSON.stringify(real)} "$@"
+`,
+  );
+  await chmod(binary, 0o755);
+  const text = (file: string) => readFile(file, 'utf8').catch(() => '');
+  return { binary, started: async () => (await text(log)).includes('started'), given: () => text(given) };
+}
+
+const patchesOfWeb = () =>
+  env.cluster.requests.filter(
+    (request) => request.method === 'PATCH' && /\/deployments\/web(?!.*dryRun)/.test(request.url),
+  );
+
+describe("the apply's kubectl, started during the guard with its input held back", () => {
+  it("a refused journal stops it having sent it nothing: the Deployment is unchanged; once the guard holds it gets the file's bytes", async () => {
+    await deployV1();
+    const held = await heldApplyKubectl();
+    const patched = patchesOfWeb().length;
+    env.cluster.faults.failNext(403, 10, /^POST [^?]*\/secrets/);
+    const file = await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26'));
+    const run = await env.kguard(['apply', '-f', file, ...fast], { env: { KGUARD_KUBECTL: held.binary } });
+    expect(run.exitCode, run.output).toBe(2);
+    expect(run.stderr).toContain('kguard could not write its run journal');
+    expect(await held.started()).toBe(true);
+    expect(await held.given()).toBe('');
+    expect(patchesOfWeb().length).toBe(patched);
+    expect(env.imageOf('web')).toBe('nginx:1.25');
+    await env.cluster.faults.restore();
+
+    const applied = await env.kguard(['apply', '-f', file, ...fast], { env: { KGUARD_KUBECTL: held.binary } });
+    expect(applied.exitCode, applied.output).toBe(0);
+    expect(await held.given()).toBe(await readFile(file, 'utf8'));
+    expect(env.imageOf('web')).toBe('nginx:1.26');
+  });
+
+  it('a signal while the journal is written stops it having sent it nothing (exit 130)', async () => {
+    await deployV1();
+    const held = await heldApplyKubectl();
+    const patched = patchesOfWeb().length;
+    env.cluster.faults.slowNext(20_000, 1, /^POST [^?]*\/secrets/);
+    const file = await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26'));
+    const running = env.kguardProcess(['apply', '-f', file, ...fast], { env: { KGUARD_KUBECTL: held.binary } });
+    await eventually(async () => ((await held.started()) ? true : undefined));
+    await eventually(() =>
+      env.cluster.arrivals.some((arrival) => /^POST [^?]*\/secrets/.test(arrival)) ? true : undefined,
+    );
+    running.child.kill('SIGINT');
+    const run = await running.done;
+    expect(run.exitCode, run.output).toBe(130);
+    expect(run.stderr).toContain('nothing was applied');
+    expect(await held.given()).toBe('');
+    expect(patchesOfWeb().length).toBe(patched);
+    expect(env.imageOf('web')).toBe('nginx:1.25');
+    await env.cluster.faults.restore();
   });
 });
 

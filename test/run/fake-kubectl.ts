@@ -79,6 +79,11 @@ export function fakeCluster(
       });
     },
     diff: async () => new Map(),
+    holdApply: (request) => ({
+      release: () => kubectl.apply(request),
+      cancel: () => undefined,
+      ended: Promise.resolve(),
+    }),
     apply: async () => {
       guard('apply');
       spawned += 1;

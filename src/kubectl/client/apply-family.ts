@@ -6,7 +6,8 @@ import type { AppliedObject } from '../../model/result.js';
 import { diagnoseKubectlFailure } from '../output/diagnose.js';
 import { diffsByObject } from '../output/diff-output.js';
 import { applyArgv, applyCommand, DIFF_FLAGS, itemsOfValue, jsonDocuments } from '../output/parse.js';
-import type { ApplyRequest, DryRunResult, ApplyFamily } from '../types.js';
+import type { ExecResult } from '../process/exec.js';
+import type { ApplyRequest, DryRunResult, ApplyFamily, HeldApply } from '../types.js';
 import type { KubectlRunner } from './runner.js';
 
 export function applyFamily(runner: KubectlRunner): ApplyFamily {
@@ -93,31 +94,68 @@ export function applyFamily(runner: KubectlRunner): ApplyFamily {
       return diffsByObject(result.stdout, refs);
     },
 
-    /**
-     * `kubectl apply`, tried again after a transient failure. Repeating it is safe only because
-     * apply is idempotent: it sends the desired state, not a change, so objects the first attempt
-     * already wrote come out unchanged the second time. What an attempt reported applied before it
-     * failed is kept (a later attempt reports those objects as unchanged).
-     */
-    async apply(request: ApplyRequest): Promise<AppliedObject[]> {
-      const applied = new Map<string, AppliedObject>();
-      const result = await runner.retrying(async () => {
-        const attempt = await runner.run(applyArgv(request), {
-          deadlineMs: request.deadlineMs,
-          input: request.stdin,
-        });
-        for (const object of parseApplyOutput(attempt.stdout)) {
-          const key = `${object.resource}/${object.name}`;
-          if (!applied.has(key) || applied.get(key)?.action === 'unchanged') applied.set(key, object);
-        }
-        return attempt;
+    apply: (request: ApplyRequest) => applyOnce(runner, request),
+
+    holdApply(request: ApplyRequest): HeldApply {
+      const bytes = request.stdin;
+      if (bytes === undefined || request.filenames.length !== 1 || request.filenames[0] !== '-')
+        throw new Error('kguard holds back only an apply of -f - with its bytes in hand');
+      let give: (bytes: string | undefined) => void = () => undefined;
+      const heldInput = new Promise<string | undefined>((resolve) => (give = resolve));
+      let state: 'held' | 'released' | 'cancelled' = 'held';
+      // kubectl ended before its input (it could not start, it failed on its flags): it read nothing, and the apply starts anew.
+      let endedFirst = false;
+      const first = runner.run(applyArgv(request), { deadlineMs: request.deadlineMs, heldInput });
+      void first.then(() => {
+        if (state !== 'released') endedFirst = true;
       });
-      if (result.exitCode !== 0)
-        throw runner.failure('apply the manifests', result, [...applied.values()], {
-          ms: request.deadlineMs,
-          flag: '--timeout',
-        });
-      return [...applied.values()];
+      return {
+        release() {
+          if (state !== 'held') throw new Error(`this held apply was ${state} already`);
+          state = 'released';
+          if (endedFirst) return applyOnce(runner, request);
+          give(bytes);
+          return applyOnce(runner, request, first);
+        },
+        cancel() {
+          if (state !== 'held') return;
+          state = 'cancelled';
+          give(undefined);
+        },
+        ended: first.then(() => undefined),
+      };
     },
   };
+}
+
+/**
+ * `kubectl apply`, tried again after a transient failure. Repeating it is safe only because
+ * apply is idempotent: it sends the desired state, not a change, so objects the first attempt
+ * already wrote come out unchanged the second time. What an attempt reported applied before it
+ * failed is kept (a later attempt reports those objects as unchanged). The first attempt may be
+ * a held kubectl already given its input.
+ */
+async function applyOnce(
+  runner: KubectlRunner,
+  request: ApplyRequest,
+  started?: Promise<ExecResult>,
+): Promise<AppliedObject[]> {
+  const applied = new Map<string, AppliedObject>();
+  let first = started;
+  const result = await runner.retrying(async () => {
+    const attempt = await (first ??
+      runner.run(applyArgv(request), { deadlineMs: request.deadlineMs, input: request.stdin }));
+    first = undefined;
+    for (const object of parseApplyOutput(attempt.stdout)) {
+      const key = `${object.resource}/${object.name}`;
+      if (!applied.has(key) || applied.get(key)?.action === 'unchanged') applied.set(key, object);
+    }
+    return attempt;
+  });
+  if (result.exitCode !== 0)
+    throw runner.failure('apply the manifests', result, [...applied.values()], {
+      ms: request.deadlineMs,
+      flag: '--timeout',
+    });
+  return [...applied.values()];
 }

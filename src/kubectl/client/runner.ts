@@ -104,22 +104,35 @@ export class KubectlRunner implements KubectlProcess {
     this.cancel = undefined;
   }
 
+  /**
+   * One kubectl process. A held one (`heldInput`) starts now and reads its stdin only when
+   * `heldInput` gives it, or is stopped when it gives nothing; the reads' cancel never stops it
+   * (once given its input it is a write), and it stays outside the pool, as a watch does: it
+   * waits while the pool's calls run.
+   */
   async run(
     args: readonly string[],
-    options: { deadlineMs: number; input?: string; bounded?: boolean },
+    options: {
+      deadlineMs: number;
+      input?: string;
+      bounded?: boolean;
+      heldInput?: Promise<string | undefined>;
+    },
   ): Promise<ExecResult> {
     const timeoutArgs =
       options.bounded === false
         ? []
         : [`--request-timeout=${requestTimeoutWithin(this.connection.requestTimeout, options.deadlineMs)}`];
-    const cancelSignal = this.cancel;
-    const result = await this.pool.use(() =>
+    const held = options.heldInput;
+    const cancelSignal = held ? undefined : this.cancel;
+    const start = () =>
       this.exec(this.connection.binary, [...this.connectionArgs(), ...args, ...timeoutArgs], {
         input: options.input,
+        heldInput: held,
         timeoutMs: options.deadlineMs,
         cancelSignal,
-      }),
-    );
+      });
+    const result = await (held ? start() : this.pool.use(start));
     if (!result.proxied) this.processes += 1;
     return result;
   }

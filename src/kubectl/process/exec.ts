@@ -23,6 +23,12 @@ export interface ExecResult {
 
 export interface ExecOptions {
   input?: string | Uint8Array;
+  /**
+   * stdin held back: the process starts now and gets these bytes only when the promise gives them
+   * (its deadline starts then); `undefined` (or a rejection) stops its group having sent nothing.
+   * How the apply's kubectl starts during the guard (run/apply/guard.ts).
+   */
+  heldInput?: Promise<string | undefined>;
   timeoutMs?: number;
   /** Aborting it stops the process group at once: a cancelled run does not wait for reads. */
   cancelSignal?: AbortSignal;
@@ -59,11 +65,12 @@ export async function readyToSpawn(): Promise<void> {
 
 export const execProcess: Exec = async (file, args, options = {}) => {
   const { execa } = await loadExeca();
+  const held = options.heldInput;
   const child = execa(file, [...args], {
     reject: false,
     stripFinalNewline: false,
     input: options.input,
-    stdin: options.input === undefined ? 'ignore' : undefined,
+    stdin: held ? 'pipe' : options.input === undefined ? 'ignore' : undefined,
     env: kubectlEnv(),
     // A group of its own: the deadline and an interrupt can kill the whole tree. It also keeps a
     // terminal's Ctrl-C away from kubectl, so kguard alone decides what to stop (and says so).
@@ -71,7 +78,7 @@ export const execProcess: Exec = async (file, args, options = {}) => {
   });
   const pid = child.pid;
   if (pid !== undefined) track(pid);
-  const ending = endOnDeadlineOrCancel(child, pid, options);
+  const ending = held ? holdInput(child, pid, held, options) : endOnDeadlineOrCancel(child, pid, options);
   try {
     const result = await child;
     const { timedOut, cancelled } = ending;
@@ -266,6 +273,59 @@ export const execCommand: CommandExec = async (command, options) => {
     if (pid !== undefined) untrack(pid);
   }
 };
+
+/**
+ * A child whose stdin waits for `held`: until then only the cancel stops it; given bytes, they are
+ * written whole and stdin closed, and the deadline starts; given nothing, its group is stopped
+ * before it has read a byte (a cancel, as far as its caller is concerned).
+ */
+function holdInput(
+  child: {
+    stdin?: { end(bytes: string): void; destroy(): void; on(event: 'error', listener: () => void): void } | null;
+    stdout?: { destroy(): void } | null;
+    stderr?: { destroy(): void } | null;
+  },
+  pid: number | undefined,
+  held: Promise<string | undefined>,
+  options: { timeoutMs?: number; cancelSignal?: AbortSignal },
+): ReturnType<typeof endOnDeadlineOrCancel> {
+  // A process that ended before its input (it failed to start, it was stopped) closes the pipe: no error for that.
+  child.stdin?.on('error', () => undefined);
+  const waiting = endOnDeadlineOrCancel(child, pid, { cancelSignal: options.cancelSignal });
+  let running: ReturnType<typeof endOnDeadlineOrCancel> | undefined;
+  let dropped: ReturnType<typeof endOnDeadlineOrCancel> | undefined;
+  const drop = () => {
+    child.stdin?.destroy();
+    dropped = endOnDeadlineOrCancel(child, pid, { cancelSignal: AbortSignal.abort() });
+  };
+  let ended = false;
+  held.then(
+    (bytes) => {
+      // It ended before its input came (it could not start, it was stopped): nothing to send or stop.
+      if (ended) return;
+      if (bytes === undefined || waiting.cancelled) return drop();
+      running = endOnDeadlineOrCancel(child, pid, { timeoutMs: options.timeoutMs });
+      child.stdin?.end(bytes);
+    },
+    () => {
+      if (!ended) drop();
+    },
+  );
+  return {
+    get timedOut() {
+      return running?.timedOut ?? false;
+    },
+    get cancelled() {
+      return waiting.cancelled || dropped !== undefined;
+    },
+    release() {
+      ended = true;
+      waiting.release();
+      running?.release();
+      dropped?.release();
+    },
+  };
+}
 
 /**
  * A child's deadline and cancel: either stops its whole process group (SIGTERM, then SIGKILL and

@@ -29,7 +29,14 @@ export async function afterTheWrite(
   const { plan, understood, target, runId, home, recovered } = reading;
   const { journal } = guard;
   const state = newPhasedApply();
-  const context: PhaseContext = { plan, before: guard.before, pruned: understood.pruned, journal, lease: guard.lease };
+  const context: PhaseContext = {
+    plan,
+    before: guard.before,
+    pruned: understood.pruned,
+    journal,
+    lease: guard.lease,
+    held: guard.held,
+  };
   const resultOf = (objects: readonly PendingObject[], verification: Verification | undefined): RunResult =>
     withOutcome({
       mode: 'apply',

@@ -3,13 +3,16 @@
 // keeps them in the cluster for a run that dies. Each check before the write passes at its gate
 // here. kguard writes only its own objects here (its Leases, its journal, expired journals it
 // removes); a signal still means "nothing applied".
+import { readFile, stat } from 'node:fs/promises';
 import type { Clock } from '../../clock.js';
-import { InterruptedError } from '../../errors.js';
+import { InputError, InterruptedError } from '../../errors.js';
 import type { ImageVerdict } from '../../model/result.js';
 import { thisProcess } from '../../journal/holder.js';
 import { LEASE_DURATION_SECONDS } from '../../journal/lease.js';
 import { acquireLeases, type HeldLeases } from '../../journal/leases.js';
 import { removeJournal, type RunJournal } from '../../journal/store.js';
+import type { HeldApply } from '../../kubectl/types.js';
+import { digestOf } from '../../manifests/inputs.js';
 import type { ApplyOptions } from '../../model/options.js';
 import { objectKey, type KubeObject, type ObjectRef } from '../../objects/model.js';
 import { PHASES } from '../../manifests/phases.js';
@@ -22,6 +25,8 @@ import type { RunPlan } from './parts.js';
 import { snapshot } from './understand.js';
 
 export interface Guard {
+  /** The apply's kubectl, started during the guard with its input held back (holdTheApply). */
+  held?: HeldApply;
   /** The copies a restore returns to. */
   before: Map<string, KubeObject>;
   journal?: RunJournal;
@@ -39,6 +44,29 @@ export interface GuardDeps extends Deps {
 }
 
 export async function takeTheGuard(
+  reading: Reading,
+  checks: StartedChecks,
+  options: ApplyOptions,
+  deps: GuardDeps,
+  holds: RunHolds,
+): Promise<Guard> {
+  // The apply's kubectl starts now, with nothing to read: its start overlaps the guard's requests.
+  const held = options.dryRun ? undefined : await holdTheApply(reading, deps);
+  if (held)
+    holds.release.push(() => {
+      held.cancel();
+      return held.ended;
+    });
+  try {
+    return { ...(await guardTheApply(reading, checks, options, deps, holds)), held };
+  } catch (error) {
+    // Whatever stopped the guard, the held kubectl goes having been sent nothing.
+    held?.cancel();
+    throw error;
+  }
+}
+
+async function guardTheApply(
   reading: Reading,
   checks: StartedChecks,
   options: ApplyOptions,
@@ -104,6 +132,32 @@ export async function takeTheGuard(
   }
   deps.kubectl.stopCancelling();
   return { ...guard, journal };
+}
+
+/**
+ * The apply's kubectl, started with its stdin held back, when the apply is one kubectl apply of
+ * one file (a phased apply, several files or a directory are applied as before, after the guard).
+ * It is sent the file's bytes as kguard read them, only once the guard holds; and only if they
+ * are the bytes read while the server's dry run read the file (the history's digest of them): a
+ * file changed during the run is refused before anything is written.
+ */
+async function holdTheApply(reading: Reading, deps: Pick<Deps, 'kubectl'>): Promise<HeldApply | undefined> {
+  const { parts } = reading.plan;
+  const request = parts[0]?.request;
+  if (reading.plan.phased || parts.length !== 1 || !request || request.recursive || request.filenames.length !== 1)
+    return undefined;
+  const [file] = request.filenames;
+  if (file === '-' || !(await stat(file!).catch(() => undefined))?.isFile()) return undefined;
+  const bytes = await readFile(file!);
+  const text = bytes.toString('utf8');
+  // kubectl takes stdin as it takes a file; kguard hands it text, so only bytes that are UTF-8 as they stand.
+  if (!Buffer.from(text, 'utf8').equals(bytes)) return undefined;
+  const read = await reading.inputsDigest;
+  if (read !== undefined && read !== digestOf([bytes]))
+    throw new InputError(
+      `${reading.plan.origins.get(file!) ?? file}: the file changed while kguard read it (its bytes are not those read beside the server's dry run). Nothing was applied: run again once it is written.`,
+    );
+  return deps.kubectl.holdApply({ ...request, filenames: ['-'], stdin: text });
 }
 
 /** Each object's phase position, for the journal: `kguard rollback` undoes later phases first. */

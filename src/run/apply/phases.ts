@@ -9,7 +9,7 @@ import { KubectlError } from '../../errors.js';
 import type { JournalEntry } from '../../journal/journal.js';
 import type { RunJournal } from '../../journal/store.js';
 import { NO_PROGRESS } from '../../kinds/engine.js';
-import type { ApplyRequest } from '../../kubectl/types.js';
+import type { ApplyRequest, HeldApply } from '../../kubectl/types.js';
 import { withOrigins } from '../../manifests/inputs.js';
 import { PHASES } from '../../manifests/phases.js';
 import type { ApplyOptions } from '../../model/options.js';
@@ -44,6 +44,8 @@ export interface PhaseContext {
   /** Objects --prune would delete (an apply without phases only). */
   pruned: readonly ObjectRef[];
   journal?: RunJournal;
+  /** The apply's kubectl, started during the guard with its input held back: the one stage's apply. */
+  held?: HeldApply;
   /** Takes the run's Leases on objects read only now, before their copies are read (none without a journal). */
   lease?(refs: readonly ObjectRef[], phase: ApplyPhase): Promise<void>;
 }
@@ -99,7 +101,11 @@ export async function applyInPhases(
     if (stage.phase)
       deps.reporter.emit({ kind: 'phase', phase: stage.phase, number: number + 1, of: stages.length, objects: refs });
     const applyStartedAt = deps.clock.now();
-    const { applied, applyError } = await applyManifests(requestOf(stage.parts), context.plan.origins, deps);
+    const { applied, applyError } = await applyManifests(
+      () => context.held?.release() ?? deps.kubectl.apply(requestOf(stage.parts)),
+      context.plan.origins,
+      deps,
+    );
     state.applyMs += deps.clock.now() - applyStartedAt;
     state.applied.push(...applied);
     // An API server away during the apply is waited for (until --rollback-timeout): what the apply
@@ -228,12 +234,12 @@ function requestOf(parts: readonly RunPart[]): ApplyRequest {
 }
 
 async function applyManifests(
-  request: ApplyRequest,
+  apply: () => Promise<AppliedObject[]>,
   origins: ReadonlyMap<string, string>,
-  deps: Pick<Deps, 'kubectl' | 'reporter'>,
+  deps: Pick<Deps, 'reporter'>,
 ) {
   try {
-    const applied = await deps.kubectl.apply(request);
+    const applied = await apply();
     deps.reporter.emit({ kind: 'applied', objects: applied, dryRun: false });
     return { applied, applyError: undefined };
   } catch (caught) {
