@@ -79,11 +79,13 @@ function failedRequests(method: string, pathPart: string, status: number) {
 }
 
 /** A kubectl for KGUARD_KUBECTL that does not exec the real one: on the real apply it first hangs
- *  in a child process that keeps stdout and stderr open, as a stuck credential plugin would. */
+ *  in a child process that keeps stdout and stderr open, as a stuck credential plugin would. It
+ *  hangs once its input has come: the apply's kubectl starts during the guard with its stdin held
+ *  back (run/apply/guard.ts), and the apply is under way only once that input is sent. */
 async function hangingKubectl(marker: number): Promise<string> {
   const file = await env.write(
     `kubectl-hangs-${marker}`,
-    `#!/bin/sh\ncase " $* " in\n  *" apply "*) case " $* " in *" --dry-run="*) ;; *) sleep ${marker} ;; esac ;;\nesac\nkubectl "$@"\n`,
+    `#!/bin/sh\ncase " $* " in\n  *" apply "*) case " $* " in *" --dry-run="*) ;; *) cat > /dev/null; sleep ${marker} ;; esac ;;\nesac\nkubectl "$@"\n`,
   );
   await chmod(file, 0o755);
   return file;

@@ -275,15 +275,13 @@ export const execCommand: CommandExec = async (command, options) => {
 };
 
 /**
- * A child whose stdin waits for `held`: until then only the cancel stops it; given bytes, they are
- * written whole and stdin closed, and the deadline starts; given nothing, its group is stopped
- * before it has read a byte (a cancel, as far as its caller is concerned).
+ * A child whose stdin waits for `held`: given bytes, they are written whole, stdin is closed and
+ * the deadline starts; given nothing (or a rejection), its group is stopped before it has read a
+ * byte, as by its cancel.
  */
 function holdInput(
-  child: {
+  child: Parameters<typeof endOnDeadlineOrCancel>[0] & {
     stdin?: { end(bytes: string): void; destroy(): void; on(event: 'error', listener: () => void): void } | null;
-    stdout?: { destroy(): void } | null;
-    stderr?: { destroy(): void } | null;
   },
   pid: number | undefined,
   held: Promise<string | undefined>,
@@ -291,38 +289,31 @@ function holdInput(
 ): ReturnType<typeof endOnDeadlineOrCancel> {
   // A process that ended before its input (it failed to start, it was stopped) closes the pipe: no error for that.
   child.stdin?.on('error', () => undefined);
-  const waiting = endOnDeadlineOrCancel(child, pid, { cancelSignal: options.cancelSignal });
+  const dropped = new AbortController();
+  const cancelSignal = AbortSignal.any([dropped.signal, ...(options.cancelSignal ? [options.cancelSignal] : [])]);
+  const waiting = endOnDeadlineOrCancel(child, pid, { cancelSignal });
   let running: ReturnType<typeof endOnDeadlineOrCancel> | undefined;
-  let dropped: ReturnType<typeof endOnDeadlineOrCancel> | undefined;
-  const drop = () => {
-    child.stdin?.destroy();
-    dropped = endOnDeadlineOrCancel(child, pid, { cancelSignal: AbortSignal.abort() });
-  };
   let ended = false;
-  held.then(
-    (bytes) => {
+  void held
+    .catch(() => undefined)
+    .then((bytes) => {
       // It ended before its input came (it could not start, it was stopped): nothing to send or stop.
       if (ended) return;
-      if (bytes === undefined || waiting.cancelled) return drop();
+      if (bytes === undefined || waiting.cancelled) return dropped.abort();
       running = endOnDeadlineOrCancel(child, pid, { timeoutMs: options.timeoutMs });
       child.stdin?.end(bytes);
-    },
-    () => {
-      if (!ended) drop();
-    },
-  );
+    });
   return {
     get timedOut() {
       return running?.timedOut ?? false;
     },
     get cancelled() {
-      return waiting.cancelled || dropped !== undefined;
+      return waiting.cancelled;
     },
     release() {
       ended = true;
       waiting.release();
       running?.release();
-      dropped?.release();
     },
   };
 }

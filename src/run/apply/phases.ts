@@ -101,9 +101,13 @@ export async function applyInPhases(
     if (stage.phase)
       deps.reporter.emit({ kind: 'phase', phase: stage.phase, number: number + 1, of: stages.length, objects: refs });
     const applyStartedAt = deps.clock.now();
+    const request = requestOf(stage.parts);
     const { applied, applyError } = await applyManifests(
-      () => context.held?.release() ?? deps.kubectl.apply(requestOf(stage.parts)),
-      context.plan.origins,
+      () => context.held?.release() ?? deps.kubectl.apply(request),
+      // The held kubectl reads the file on its stdin: its messages name "STDIN" where they named the file.
+      context.held
+        ? new Map([['"STDIN"', JSON.stringify(request.filenames[0])], ...context.plan.origins])
+        : context.plan.origins,
       deps,
     );
     state.applyMs += deps.clock.now() - applyStartedAt;
