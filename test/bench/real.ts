@@ -213,15 +213,16 @@ class Bench {
         env: this.env,
       });
     };
-    const limitNamespace = 'doomed-limit';
-    const limit: Tool = {
-      name: 'limit: kubectl apply, first ErrImagePull, one PUT of the old Deployment',
-      namespace: limitNamespace,
+    // The limit, and the floor with kguard's guarantee "nothing written before the server accepts
+    // the whole apply": the same with one server dry run of the new template first.
+    const limitIn = (namespace: string, name: string, dryRunFirst: boolean): Tool => ({
+      name,
+      namespace,
       measure: async () => {
-        const path = `/apis/apps/v1/namespaces/${limitNamespace}/deployments/web`;
+        const path = `/apis/apps/v1/namespaces/${namespace}/deployments/web`;
         const old = JSON.parse((await client.call('GET', path)).text) as { metadata: Record<string, unknown> };
         // Pods of earlier rounds (a doomed one may still be going) are not this round's.
-        const pods = `/api/v1/namespaces/${limitNamespace}/pods?labelSelector=app%3Dweb`;
+        const pods = `/api/v1/namespaces/${namespace}/pods?labelSelector=app%3Dweb`;
         const earlier = new Set(
           (JSON.parse((await client.call('GET', pods)).text) as { items: { metadata: { name: string } }[] }).items.map(
             (pod) => pod.metadata.name,
@@ -236,7 +237,12 @@ class Bench {
           },
           120_000,
         );
-        await execa('kubectl', ['apply', '-n', limitNamespace, '-f', files.manifests[1]!], { env: this.env });
+        const apply = ['apply', '-n', namespace, '-f', files.manifests[1]!];
+        if (dryRunFirst)
+          await execa('kubectl', [...apply, '--dry-run=server', '-o', 'json', '--openapi-patch=false'], {
+            env: this.env,
+          });
+        await execa('kubectl', apply, { env: this.env });
         await pulled;
         const now = JSON.parse((await client.call('GET', path)).text) as { metadata: { resourceVersion: string } };
         const put = await client.call('PUT', path, {
@@ -246,8 +252,14 @@ class Bench {
         if (put.status !== 200) throw new Error(`PUT ${path}: ${put.status} ${put.text}`);
         return { wallMs: performance.now() - began };
       },
-    };
-    const tools: Tool[] = [limit, ...this.kguards('doomed', files, [], 3)];
+    });
+    const limit = limitIn(
+      'doomed-limit',
+      'limit: kubectl apply, first ErrImagePull, one PUT of the old Deployment',
+      false,
+    );
+    const floor = limitIn('doomed-floor', 'floor: one server dry run (kubectl), then the limit', true);
+    const tools: Tool[] = [limit, floor, ...this.kguards('doomed', files, [], 3)];
     for (const tool of tools) tool.settle = rolledOut(tool.namespace);
     await this.setUp(
       tools.map((tool) => ({ ...tool, argv: undefined, measure: undefined })),
