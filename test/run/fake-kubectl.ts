@@ -79,11 +79,10 @@ export function fakeCluster(
       });
     },
     diff: async () => new Map(),
-    holdApply: (request) => ({
-      release: () => kubectl.apply(request),
-      cancel: () => undefined,
-      ended: Promise.resolve(),
-    }),
+    // Released, it is the apply of whatever it was called on (a failing Proxy around this fake included).
+    holdApply(this: Kubectl, request) {
+      return { release: () => this.apply(request), cancel: () => undefined, ended: Promise.resolve() };
+    },
     apply: async () => {
       guard('apply');
       spawned += 1;
