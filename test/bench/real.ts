@@ -80,7 +80,13 @@ export async function realBench(options: RealOptions): Promise<void> {
   const helm = await ensureHelm((line) => console.log(line));
   const cluster = await startRealCluster({
     audit: true,
-    scenario: { registry: { xxxxxnginx: 'no-repository' } },
+    // Room for every tool's pods at once: 300 objects are 100 Deployments a tool, 7 tools, 700 pods
+    // and their surges, where kwok's default 3 nodes of 110 pods hold 330 (Helm's set-up of 300
+    // waited 10 minutes on pods no node had room for).
+    scenario: {
+      registry: { xxxxxnginx: 'no-repository' },
+      nodes: { count: 3, pods: 1500, cpu: '64', memory: '256Gi' },
+    },
     deadlineMs: 4 * 60 * 60_000,
     log: () => undefined,
   });

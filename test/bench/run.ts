@@ -464,7 +464,11 @@ async function main(): Promise<void> {
   if (flags.real) {
     await realBench({
       kguard,
-      executable: flags.executable ?? defaultExecutable(fileURLToPath(new URL('../../../', import.meta.url))),
+      // `--executable none`: the package alone (a long scale run).
+      executable:
+        flags.executable === 'none'
+          ? undefined
+          : (flags.executable ?? defaultExecutable(fileURLToPath(new URL('../../../', import.meta.url)))),
       baseline: flags.baseline,
       baselineExecutable: flags['baseline-executable'],
       runs: RUNS,
