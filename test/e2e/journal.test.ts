@@ -287,6 +287,28 @@ describe("the apply's kubectl, started during the guard with its input held back
     expect(env.imageOf('web')).toBe('nginx:1.26');
   });
 
+  it('a file changed after the server dry run read it is refused before anything is written (exit 1)', async () => {
+    await deployV1();
+    const file = await env.write('web.yaml', deploymentYaml('web', 'nginx:1.26'));
+    // A kubectl whose server dry run, once answered, leaves the file changed: someone saving it then.
+    const changing = await env.write(
+      'kubectl-changing',
+      `#!/bin/bash
+${JSON.stringify(execFileSync('sh', ['-c', 'command -v kubectl'], { encoding: 'utf8' }).trim())} "$@"
+code=$?
+case " $* " in *" --dry-run=server "*) sed -i 's/nginx:1.26/nginx:1.27/' ${JSON.stringify(file)} ;; esac
+exit $code
+`,
+    );
+    await chmod(changing, 0o755);
+    const patched = patchesOfWeb().length;
+    const run = await env.kguard(['apply', '-f', file, ...fast], { env: { KGUARD_KUBECTL: changing } });
+    expect(run.exitCode, run.output).toBe(1);
+    expect(run.stderr).toContain(`${file}: the file changed while kguard read it`);
+    expect(patchesOfWeb().length).toBe(patched);
+    expect(env.imageOf('web')).toBe('nginx:1.25');
+  });
+
   it('a signal while the journal is written stops it having sent it nothing (exit 130)', async () => {
     await deployV1();
     const held = await heldApplyKubectl();
