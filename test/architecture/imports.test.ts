@@ -101,6 +101,18 @@ describe('src/ layout', () => {
     expect(upward).toEqual([]);
   });
 
+  it('keeps http/ at the bottom: the HTTP client imports nothing of kguard outside it', () => {
+    const inside = (file: string) => file.startsWith(path.join(SRC, 'http/'));
+    const upward = [...importGraph(files)]
+      .filter(([file]) => inside(file))
+      .flatMap(([file, targets]) =>
+        targets
+          .filter((target) => !inside(target))
+          .map((target) => `${path.relative(SRC, file)} → ${path.relative(SRC, target)}`),
+      );
+    expect(upward).toEqual([]);
+  });
+
   it('keeps the command folders apart: run/<command>/ imports nothing from another command folder', () => {
     // What two commands share lives below them (journal/, restore/). One edge waits for the apply's
     // split (issue 42, item 1): the apply finishes dead runs with `kguard rollback`'s restore
