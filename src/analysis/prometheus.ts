@@ -32,6 +32,23 @@ export function prometheusClient(provider: PrometheusProvider, env: NodeJS.Proce
   };
 }
 
+/**
+ * The run's one client: the query check before the apply and the analysis after it ask through
+ * it (one set of connections, the credentials read once). It is made at the first query, so a run
+ * that asks none (a preview) reads no credential; `close` ends it, if it was made.
+ */
+export function runPrometheusClient(
+  provider: PrometheusProvider,
+  env: NodeJS.ProcessEnv = process.env,
+  make: typeof prometheusClient = prometheusClient,
+): PrometheusClient {
+  let client: PrometheusClient | undefined;
+  return {
+    query: (promql, atMs, signal) => (client ??= make(provider, env)).query(promql, atMs, signal),
+    close: async () => client?.close(),
+  };
+}
+
 /** One instant query through `get`: its answer, or why there is none, scrubbed of `secrets`. */
 export async function instantQuery(
   provider: Pick<PrometheusProvider, 'address' | 'timeoutMs'>,

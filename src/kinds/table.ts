@@ -240,8 +240,12 @@ export function judgedByKstatus(
   ref: Pick<ObjectRef, 'apiVersion' | 'kind'>,
   rules: readonly HealthRule[] = BUILT_IN_HEALTH_RULES,
 ): boolean {
-  const group = groupOf(ref.apiVersion);
-  return ROWS[kindKey(ref)] === undefined && !NO_STATUS_GROUPS.has(group) && findHealthRule(ref, rules) === undefined;
+  return !hasOwnRow(ref) && findHealthRule(ref, rules) === undefined;
+}
+
+/** A kind with a row of its own (or of a group with no status): any other is judged by a health rule or kstatus. */
+export function hasOwnRow(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>): boolean {
+  return ROWS[kindKey(ref)] !== undefined || NO_STATUS_GROUPS.has(groupOf(ref.apiVersion));
 }
 
 /** How long a judged object may take: --readiness-grace, and (for a kind whose API serves a status subresource) --status-grace. */

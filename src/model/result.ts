@@ -55,7 +55,9 @@ export type KeepReason =
   | 'conflict'
   | 'gone'
   | 'cannot-restore'
-  | 'finished-job';
+  | 'finished-job'
+  /** --analysis could not judge the release, and no journal keeps the run for `kguard rollback`: a person decides. */
+  | 'inconclusive';
 
 export type RestoreResult =
   /**

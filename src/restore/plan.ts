@@ -59,9 +59,18 @@ export function planRestore(
     failedAsUnit?: boolean;
     /** A whole run is restored, and there are no verdicts to read (planWholeRestore). */
     wholeRun?: boolean;
+    /**
+     * --analysis could not judge the release and no journal keeps the run: nothing is written, and
+     * every change is kept with the commands that undo it, as under --rollback none.
+     */
+    inconclusive?: boolean;
   },
 ): RestoreStep[] {
-  const asUnit = options.cancelled === true || options.failedAsUnit === true || options.wholeRun === true;
+  const asUnit =
+    options.cancelled === true ||
+    options.failedAsUnit === true ||
+    options.wholeRun === true ||
+    options.inconclusive === true;
   // No workload failed by itself: --rollback failed has nothing narrower than the whole apply to restore.
   if (asUnit && mode === 'failed') mode = 'all';
   if (!asUnit && !objects.some((object) => needsRestore(object.verdict))) {
@@ -81,8 +90,13 @@ export function planRestore(
       writes.push({ ref, action: 'keep', reason: object.verdict, ...copies(change) });
       continue;
     }
-    if (mode === 'none') {
-      writes.push({ ref, action: 'keep', reason: 'no-rollback', ...copies(change) });
+    if (mode === 'none' || options.inconclusive) {
+      writes.push({
+        ref,
+        action: 'keep',
+        reason: options.inconclusive ? 'inconclusive' : 'no-rollback',
+        ...copies(change),
+      });
       continue;
     }
     if (mode === 'failed' && !needsRestore(object.verdict)) {

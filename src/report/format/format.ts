@@ -341,6 +341,8 @@ const KEPT_TEXT: Record<Extract<RunEvent, { kind: 'restore-kept' }>['reason'], s
   gone: 'NOT restored: it was deleted or replaced by someone else after the apply. Inspect:',
   'cannot-restore': 'NOT restored: no write the API server takes puts it back',
   'finished-job': 'NOT created again: a Job that had finished is never run a second time by a restore',
+  inconclusive:
+    'left as applied: the analysis could not judge the release (--no-journal keeps no run for kguard rollback). If it should not stay, restore it by hand:',
 };
 
 const CHANGE_TEXT: Record<ChangedObject['change'], string> = {
