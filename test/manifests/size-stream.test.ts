@@ -30,6 +30,7 @@ const manyKeys = (name: string, bytes: number, kind = 'ConfigMap', width = 90) =
   for (let index = 0; index * (width + 10) < bytes; index++) data[`key${index}`] = 'b'.repeat(width);
   return stringify({ apiVersion: 'v1', kind, metadata: { name }, data });
 };
+const head = (kind: string, name: string) => `apiVersion: v1\nkind: ${kind}\nmetadata:\n  name: ${name}\n`;
 const deployment = (name: string, annotation: number) =>
   stringify({
     apiVersion: 'apps/v1',
@@ -80,6 +81,26 @@ describe('oversizedInFile gives the whole parse’s verdict', () => {
         }),
     ],
     ['a document YAML cannot read, of 10 MiB: its text alone', () => `key: [unclosed\n${'a'.repeat(10 * MiB)}\n`],
+    // Lines over 4 MiB are counted as they stream (lines.ts), or read back when they are more than a plain string.
+    [
+      'long lines: a Secret and binaryData of base64 with padding, CRLF line ends',
+      () =>
+        `${head('Secret', 'secret')}data:\r\n  a: ${'QUJD'.repeat(MiB + 10)}Zg==\r\n  b: c2hvcnQ=\r\n---\r\n${head('ConfigMap', 'binary')}binaryData:\r\n  a: ${'QUJD'.repeat(MiB + 10)}Zm8=\r\n`,
+    ],
+    [
+      'long lines: quotes and backslashes in an annotation, trailing spaces',
+      () =>
+        `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: quoted\n  annotations:\n    note: ${'say "hi" \\ '.repeat(400_000)}end   \n`,
+    ],
+    [
+      'long lines read back: UTF-8, a continuation line, a value YAML reads as a number, a comment',
+      () =>
+        `${head('ConfigMap', 'utf8')}data:\n  a: ${'é'.repeat(2.2 * MiB)}\n  b: ${'x'.repeat(4.5 * MiB)}\n    continued\n---\n${head('ConfigMap', 'number')}data:\n  n: ${'7'.repeat(4.5 * MiB)}\n  c: ${'y'.repeat(4.5 * MiB)} # a comment\n`,
+    ],
+    [
+      'a long top-level line: an unknown field of 4.5 MiB',
+      () => `${head('ConfigMap', 'extra')}extra: ${'z'.repeat(4.5 * MiB)}\ndata:\n  a: b\n`,
+    ],
   ];
   it.each(shapes)('%s', async (name, make) => {
     const { streamed, whole } = await both(`${name.replace(/\W+/g, '-')}.yaml`, make());
