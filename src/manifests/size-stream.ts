@@ -8,6 +8,8 @@
 // one by one, so the verdict is the whole parse's at the memory of one batch. A part YAML cannot
 // read alone (an alias to an anchor elsewhere, a flow collection over several lines) leaves that
 // document to its text's size, as limits.ts does with a document it cannot read.
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { parse } from 'yaml';
 import {
   dataProblem,
@@ -18,6 +20,7 @@ import {
   requestProblem,
   type OversizedObject,
 } from './limits.js';
+import { oversizedInJson } from './json-size.js';
 import { firstNonSpace, isBlank, linesOf, LongLine, LongValue, viewOf } from './lines.js';
 import { PARSE_ABOVE_BYTES } from './quick-look.js';
 
@@ -28,6 +31,9 @@ const PART_BYTES = 1024 * 1024;
 
 /** The objects of the file at `path` the API server would refuse for their size, read a line at a time. */
 export async function oversizedInFile(path: string, origin: string): Promise<OversizedObject[]> {
+  // A JSON file is one document (documents.ts); over WHOLE_BYTES it is read a byte at a time (json-size.ts).
+  const size = (await stat(path)).size;
+  if (size > WHOLE_BYTES && (await startsAsJson(path))) return oversizedInJson(path, origin, size);
   const found: Array<{ index: number; problems: OversizedObject[] }> = [];
   let documents = 0;
   let json: boolean | undefined;
@@ -56,6 +62,18 @@ export async function oversizedInFile(path: string, origin: string): Promise<Ove
   return found.flatMap(({ index, problems }) =>
     problems.map((problem) => ({ ...problem, where: documents > 1 ? `${origin} (document ${index})` : origin })),
   );
+}
+
+/** The file's first byte after whitespace (and a UTF-8 byte-order mark) is `{` (documents.ts: /^\s*\{/). */
+async function startsAsJson(path: string): Promise<boolean> {
+  for await (const chunk of createReadStream(path, { highWaterMark: 64 * 1024 }) as AsyncIterable<Buffer>) {
+    for (let index = 0; index < chunk.length; index++) {
+      const b = chunk[index]!;
+      if (b === 0x20 || (b >= 0x09 && b <= 0x0d) || b === 0xef || b === 0xbb || b === 0xbf) continue;
+      return b === 0x7b;
+    }
+  }
+  return false;
 }
 
 /** A line as text: a long one is read back from its file. */

@@ -22,7 +22,7 @@
 //   9. time to verdict on real pods (a real node) against kube-sim: missing image, crash loop,
 //      OOMKilled, failing readiness (real-pods.ts; at most 3 runs each; `--only real-pods`)
 //  10. the size check of a 50 MB manifest (size-check.ts), no cluster: exit, wall time and peak
-//      RSS for three shapes (`--only size`)
+//      RSS for four shapes (`--only size`)
 // `--only scale` runs section 7 alone; `--sizes 10,100` picks its sizes. `--only overhead` runs
 // sections 3 and 3b; `--only fleet` section 8 (3 runs each unless --runs).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

@@ -2,9 +2,9 @@
 // or alone: `node dist/test/bench/size-check.js [--mb 50] [--kguard PATH]`. kguard refuses an object
 // the API server would refuse for its size before kubectl is called (manifests/limits.ts,
 // size-stream.ts); a 2 GB CI runner must not be OOM-killed by the check, and #45 asks for at most
-// 200 MiB. Three shapes, each one file of about --mb megabytes: one ConfigMap with one huge value
-// (one line), one ConfigMap with many small keys, and many ConfigMaps of 1 KiB with one oversized
-// among them. For each: the exit code, the wall time and kguard's peak RSS (VmHWM of its node
+// 200 MiB. Four shapes, each one file of about --mb megabytes: one ConfigMap with one huge value
+// (one line), one ConfigMap with many small keys, many ConfigMaps of 1 KiB with one oversized among
+// them, and the many keys again as indented JSON. For each: the exit code, the wall time and kguard's peak RSS (VmHWM of its node
 // process, sampled from /proc every 20 ms). No cluster: the check runs before the first kubectl call.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -34,6 +34,11 @@ const shapes = (bytes: number): Record<string, () => string> => ({
       size += document.length;
     }
     return documents.join('---\n');
+  },
+  'JSON, one ConfigMap, many keys (indented)': () => {
+    const data: Record<string, string> = {};
+    for (let index = 0; index * 100 < bytes; index++) data[`key${index}`] = 'e'.repeat(90);
+    return JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'json' }, data }, null, 2);
   },
 });
 
