@@ -70757,7 +70757,7 @@ var init_size_stream = __esm({
         if (content && indent === this.indent && this.bytes > PART_BYTES) this.flush();
         const cut = Math.min(this.indent ?? 0, indent);
         this.batch.push(typeof line === "string" ? line.slice(cut) : { long: line, cut });
-        this.bytes += bytesOf(line) + 1;
+        this.bytes += line.length + 1;
       }
       end() {
         this.flush();
