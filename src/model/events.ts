@@ -138,8 +138,8 @@ export type RunEvent =
       exitCode: number;
     }
   | { kind: 'lock-wait'; object: ObjectRef; holder: string }
-  /** A dead run's unfinished journal holds objects of this apply: it is finished first (run/rollback/recover.ts). */
-  /** `by`: another kguard (host and pid) is finishing it already: this run waits for it (run/rollback/claim.ts). */
+  /** A dead run's unfinished journal holds objects of this apply: it is finished first (restore/recovery/dead-runs.ts). */
+  /** `by`: another kguard (host and pid) is finishing it already: this run waits for it (restore/recovery/claim.ts). */
   | { kind: 'recovering-run'; runId: string; why: string; objects: ObjectRef[]; by?: string }
   /** That dead run is finished: its objects are back as they were before it; this run reads its "before" now. */
   | { kind: 'recovered-run'; runId: string; restored: number; untouched: number; by?: string }
