@@ -256,6 +256,59 @@ describe('three CI retries at once after a kill -9 (10 times)', () => {
   }, 900_000);
 });
 
+/** Who claimed `runId` on its journal Secret to restore it (restore/recovery/claim.ts), if anyone. */
+function claimerOf(runId: string): string | undefined {
+  return env.cluster.store
+    .list('Secret', 'default', 'kguard.dev/journal=v1')
+    .find((secret) => secret.metadata.labels?.['kguard.dev/run'] === runId)?.metadata.annotations?.[
+    'kguard.dev/recovering-by'
+  ];
+}
+
+describe('kguard rollback RUN and a CI retry at once, on the same dead run', () => {
+  it.each(['retry', 'rollback'] as const)(
+    'the %s claims it first and restores it; the other waits for it and says so; neither exits 4',
+    async (first) => {
+      await deployWeb(env);
+      const v3 = await env.write('v3.yaml', deploymentYaml('web', 'nginx:1.27'));
+      const dead = await liveRunOnWeb();
+      dead.child.kill('SIGKILL');
+      await dead.done;
+      // The first restore's write of web answers 3 s late: the second kguard starts while it is in flight.
+      env.cluster.faults.slowNext(3_000, 1, /^PUT [^?]*\/deployments\/web(\?|$)/);
+      const start = {
+        retry: () => kguardWith(['apply', '-f', v3, ...fast, '--lock-timeout', '120s']),
+        rollback: () => kguardWith(['rollback', dead.runId]),
+      };
+      const firstOne = start[first]();
+      // Before: kguard rollback claimed nothing (this waited in vain with the rollback first); with the
+      // retry first, both restored web (two restores; in other timings one took the other's write for
+      // someone else's change and exited 4).
+      await eventually(() => claimerOf(dead.runId), 60_000);
+      const second = start[first === 'retry' ? 'rollback' : 'retry']();
+      const [a, b] = await Promise.all([firstOne.done, second.done]);
+      const [retry, rollback] = first === 'retry' ? [a, b] : [b, a];
+      const story = `retry:\n${retry.output}\nkguard rollback ${dead.runId}:\n${rollback.output}`;
+      expect([retry.exitCode, rollback.exitCode], story).toEqual([0, 0]);
+      expect(story).not.toContain('need a person');
+      const restores = [
+        ...(retry.output.match(/finished first: [1-9]\d* object\(s\) restored from its journal/g) ?? []),
+        ...(rollback.output.match(/kguard rollback \S+: [1-9]\d* object\(s\) restored/g) ?? []),
+      ];
+      expect(restores, story).toHaveLength(1);
+      if (first === 'retry') {
+        expect(rollback.output).toContain(`run ${dead.runId}: another kguard, `);
+        expect(rollback.output).toContain(`run ${dead.runId} was finished by another kguard, `);
+      } else {
+        expect(retry.output).toContain(`run ${dead.runId} finished first, by another kguard (`);
+      }
+      expect(env.imageOf('web')).toBe('nginx:1.27');
+      expect(journalRunIds()).toEqual([]);
+    },
+    180_000,
+  );
+});
+
 describe('kguard rollback of a stuck run (SIGSTOP): its Lease stands still', () => {
   it('asks it to stop, gets no answer, and restores it from its journal once its Lease has stood still for 120 s', async () => {
     await deployWeb(env);

@@ -7,6 +7,8 @@
 // journal is gone (finished: what they read as "before" is now the true one). A claim of a process
 // that has ended on this machine is taken over at once; one from another machine once the Secret
 // has stood still (same resourceVersion, as this process saw it) for longer than a restore may take.
+// `kguard rollback` takes the same claim (run/rollback/rollback.ts): a retry and a person's rollback of
+// the same dead run restore it once, the other waiting.
 import type { Clock } from '../../clock.js';
 import type { Kubectl } from '../../kubectl/types.js';
 import type { KubeObject } from '../../objects/model.js';

@@ -1,8 +1,10 @@
 // `kguard rollback [RUN]`: finish a run that could not finish itself (killed, or it needed a
 // person), from its journal in the cluster: pick it, ask it to stop while it lives, restore it
 // (restore/recovery/: the same restore as an apply's, with the same rule: someone else's change wins).
+import { journalName } from '../../journal/journal.js';
 import { listRuns, pickRun, type RunRecord } from '../../journal/runs.js';
 import { restoreFromJournal, type RecoveryDeps, type RunRestored } from '../../restore/recovery/from-journal.js';
+import { claimRun } from '../../restore/recovery/claim.js';
 import { stopLiveRun } from './stop-live.js';
 
 export type RollbackDeps = RecoveryDeps;
@@ -12,6 +14,8 @@ export interface RollbackResult extends RunRestored {
   stopped?: 'answered' | 'dead';
   /** Nothing to do: no unfinished run has this --run-label (it finished, or restored itself). */
   nothing?: string;
+  /** Another kguard (host and pid: a retry of the run's apply) finished the run while this one waited. */
+  finishedBy?: string;
 }
 
 /**
@@ -40,7 +44,19 @@ export async function runRollback(
     if (!after) return { ...nothingToDo(''), runId: run.runId, stopped };
     run = after;
   }
-  const restored = await restoreFromJournal(run, options, deps);
+  // One kguard at a time restores a run (restore/recovery/claim.ts): a retry of its apply that is
+  // restoring it already is waited for, and one that comes later waits for this command.
+  const claimed = await claimTheRun(run, options, deps);
+  if ('finishedBy' in claimed)
+    return {
+      ...nothingToDo(
+        `run ${run.runId} was finished by another kguard, ${claimed.finishedBy}, while this one waited: it restored the run from its journal and removed it; nothing is left to roll back`,
+      ),
+      runId: run.runId,
+      finishedBy: claimed.finishedBy,
+      ...(stopped ? { stopped } : {}),
+    };
+  const restored = await restoreFromJournal(claimed.run, options, deps);
   return { ...restored, ...(stopped ? { stopped } : {}) };
 }
 
@@ -51,4 +67,28 @@ function labelled(runs: readonly RunRecord[], label: string): RunRecord[] {
 
 function nothingToDo(nothing: string): RollbackResult {
   return { runId: '', restored: 0, untouched: 0, needsPerson: 0, results: new Map(), nothing };
+}
+
+/**
+ * Claims `run` on its home journal Secret, waiting while another kguard holds it; then the run as
+ * its journal stands now (the claim moved the Secret's resourceVersion; the holder may have restored
+ * part of it). A journal whose home Secret is not among those read (--force over missing Secrets)
+ * has nothing to claim on: it is restored as it is.
+ */
+async function claimTheRun(
+  run: RunRecord,
+  options: { namespace?: string; deadlineMs: number },
+  deps: RollbackDeps,
+): Promise<{ run: RunRecord } | { finishedBy: string }> {
+  const home = run.journal!.home ?? run.journal!.namespace;
+  if (!run.secrets.some((secret) => secret.namespace === home && secret.name === journalName(run.runId)))
+    return { run };
+  const claim = await claimRun(run, options.deadlineMs, deps, (by) =>
+    deps.reporter.emit({ kind: 'rollback-claimed', runId: run.runId, by }),
+  );
+  if (!claim.claimed) return { finishedBy: claim.by };
+  const now = (await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe)).find(
+    (candidate) => candidate.runId === run.runId && candidate.journal,
+  );
+  return now ? { run: now } : { finishedBy: 'another kguard' };
 }
