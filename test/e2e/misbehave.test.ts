@@ -309,6 +309,41 @@ describe('kguard rollback RUN and a CI retry at once, on the same dead run', () 
   );
 });
 
+describe('a signal while a retry restores a dead run', () => {
+  it('SIGINT with its write of web in flight: exit 130, the restore said stopped part way with the dead run kept and its command; no ROLLBACK FAILED', async () => {
+    await deployWeb(env);
+    const v1 = peopleMadeObjects(env.cluster.store);
+    const dead = await liveRunOnWeb();
+    dead.child.kill('SIGKILL');
+    await dead.done;
+    // The restore's write of web answers 3 s late: the signal comes while it is in flight.
+    env.cluster.faults.slowNext(3_000, 1, /^PUT [^?]*\/deployments\/web(\?|$)/);
+    const retry = kguardWith(['apply', '-f', await env.write('v3.yaml', deploymentYaml('web', 'nginx:1.27')), ...fast]);
+    await eventually(() => (env.cluster.faults.held() > 0 ? true : undefined), 60_000);
+    retry.child.kill('SIGINT');
+    const run = await retry.done;
+    expect(run.exitCode, run.output).toBe(130);
+    // Before: "ROLLBACK FAILED: Deployment web is not back as it was before the apply: the API
+    // server refused the pre-apply copy", for the kubectl kguard itself had killed.
+    expect(run.output).not.toContain('ROLLBACK FAILED');
+    expect(run.output).not.toContain('refused');
+    expect(run.output).toContain(
+      `interrupted by SIGINT while kguard restored run ${dead.runId} (it died: its process `,
+    );
+    expect(run.output).toContain(
+      `that restore stopped part way, and its journal is kept. Nothing was applied by this run. Next: kguard rollback ${dead.runId} finishes it`,
+    );
+    expect(journalRunIds()).toEqual([dead.runId]);
+    expect(env.imageOf('web')).not.toBe('nginx:1.27');
+    // The command it names finishes it, once the write in flight has ended.
+    await eventually(() => (env.cluster.faults.held() === 0 ? true : undefined));
+    const rollback = await kguardWith(['rollback', dead.runId]).done;
+    expect(rollback.exitCode, rollback.output).toBe(0);
+    expect(differencesFrom(v1, peopleMadeObjects(env.cluster.store))).toEqual([]);
+    expect(journalRunIds()).toEqual([]);
+  }, 180_000);
+});
+
 describe('kguard rollback of a stuck run (SIGSTOP): its Lease stands still', () => {
   it('asks it to stop, gets no answer, and restores it from its journal once its Lease has stood still for 120 s', async () => {
     await deployWeb(env);

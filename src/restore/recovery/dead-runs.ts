@@ -4,7 +4,8 @@
 // as `kguard rollback` would (someone else's change wins), so the new run's "before" is the true
 // one and an unchanged apply is not called done while the dead run's change is live.
 // A live run is not touched: the new run waits for its Leases as before.
-import { UnfinishedRunError } from '../../errors.js';
+import { InterruptedError, UnfinishedRunError } from '../../errors.js';
+import type { Reporter } from '../../model/events.js';
 import type { RecoveredRun } from '../../model/result.js';
 import { objectKey, type ObjectRef } from '../../objects/model.js';
 import { heldOf } from '../../journal/lease.js';
@@ -133,16 +134,7 @@ export async function finishDeadRuns(
       continue;
     }
     deps.reporter.emit({ kind: 'recovering-run', runId: run.runId, why: run.liveness.why, objects });
-    const result = await restoreRunNamed(run.runId, namespace, options.deadlineMs, deps).catch((error: unknown) => {
-      throw new UnfinishedRunError(
-        `run ${run.runId} died (${run.liveness.why}) and left its journal on objects of this apply, and kguard could not finish it: ${error instanceof Error ? error.message : String(error)} Nothing was applied. Next: kguard rollback ${run.runId} (or kguard forget ${run.runId} to keep its objects as they are), then run again.`,
-      );
-    });
-    if (result.needsPerson > 0) {
-      throw new UnfinishedRunError(
-        `run ${run.runId} died (${run.liveness.why}); kguard restored ${result.restored} of its objects, but ${result.needsPerson} need a person (said above). Nothing was applied: this run's "before" would be that run's half-applied state. Next: finish them as said above, or kguard forget ${run.runId} to keep them as they are, then run again.`,
-      );
-    }
+    const result = await restoreDeadRun(run, namespace, options.deadlineMs, deps);
     deps.reporter.emit({
       kind: 'recovered-run',
       runId: run.runId,
@@ -153,4 +145,50 @@ export async function finishDeadRuns(
   }
   // Expired journals seen here go while this run journals (apply.ts): no second list for them.
   return { recovered, heldByLive, expired: expiredJournals(listed) };
+}
+
+/**
+ * Restores the dead run `run`, claimed by this process. Before the apply a signal ends every
+ * kubectl call at once, writes included (run/apply/apply.ts): a signal stops this restore part way.
+ * What its killed kubectl calls answered is no refusal of the API server and is not said as one;
+ * the dead run's journal stays, and the error says so, with the command that finishes it (exit 130).
+ */
+async function restoreDeadRun(
+  run: RunRecord,
+  namespace: string,
+  deadlineMs: number,
+  deps: RecoveryDeps & { signal?: AbortSignal },
+) {
+  const interrupted = (signal: AbortSignal) =>
+    new InterruptedError(
+      `${typeof signal.reason === 'string' ? signal.reason : 'cancelled'} while kguard restored run ${run.runId} (it died: ${run.liveness.why}) from its journal, before this apply: that restore stopped part way, and its journal is kept. Nothing was applied by this run. Next: kguard rollback ${run.runId} finishes it (or run this command again: it finishes that run first).`,
+    );
+  const reporter = sayingNoFailureOnceStopped(deps.reporter, deps.signal);
+  const result = await restoreRunNamed(run.runId, namespace, deadlineMs, { ...deps, reporter }).catch(
+    (error: unknown) => {
+      if (deps.signal?.aborted) throw interrupted(deps.signal);
+      throw new UnfinishedRunError(
+        `run ${run.runId} died (${run.liveness.why}) and left its journal on objects of this apply, and kguard could not finish it: ${error instanceof Error ? error.message : String(error)} Nothing was applied. Next: kguard rollback ${run.runId} (or kguard forget ${run.runId} to keep its objects as they are), then run again.`,
+      );
+    },
+  );
+  if (result.needsPerson > 0) {
+    if (deps.signal?.aborted) throw interrupted(deps.signal);
+    throw new UnfinishedRunError(
+      `run ${run.runId} died (${run.liveness.why}); kguard restored ${result.restored} of its objects, but ${result.needsPerson} need a person (said above). Nothing was applied: this run's "before" would be that run's half-applied state. Next: finish them as said above, or kguard forget ${run.runId} to keep them as they are, then run again.`,
+    );
+  }
+  return result;
+}
+
+/** `reporter`, but once `signal` has aborted an object's restore that failed or was kept is not said: its kubectl was killed. */
+function sayingNoFailureOnceStopped(reporter: Reporter, signal: AbortSignal | undefined): Reporter {
+  if (!signal) return reporter;
+  return {
+    emit: (event) => {
+      if (signal.aborted && (event.kind === 'restore-failed' || event.kind === 'restore-kept')) return;
+      reporter.emit(event);
+    },
+    close: () => reporter.close(),
+  };
 }

@@ -29,6 +29,8 @@ export interface Faults {
    * Matching as for failNext; the delay adds to latency().
    */
   slowNext(ms: number, count?: number, match?: RegExp | string): void;
+  /** How many requests slowNext holds right now: a test acts while one is in flight. */
+  held(): number;
   /**
    * The next `count` matching writes (POST, PUT, PATCH; DELETE with a `match`) are applied to the
    * store and then answered 504 Timeout, as when the API server's request deadline passes while
@@ -79,6 +81,7 @@ export class FaultInjector implements Faults {
   private delayMs = 0;
   private failures: PendingFailure[] = [];
   private delays: PendingDelay[] = [];
+  private holding = 0;
   private lateTimeouts: PendingDelay[] = [];
   private comeBackTimer: NodeJS.Timeout | undefined;
   /** What the simulated user may do: everything but the denied rules. */
@@ -165,7 +168,16 @@ export class FaultInjector implements Faults {
   async delay(request?: RequestFacts): Promise<void> {
     const slow = request ? this.slowDelayFor(request) : 0;
     const total = this.delayMs + slow;
-    if (total > 0) await new Promise((resolve) => setTimeout(resolve, total));
+    if (slow > 0) this.holding += 1;
+    try {
+      if (total > 0) await new Promise((resolve) => setTimeout(resolve, total));
+    } finally {
+      if (slow > 0) this.holding -= 1;
+    }
+  }
+
+  held(): number {
+    return this.holding;
   }
 
   /** The pending slowNext delay for this request, if any (and consumes it). */
