@@ -68227,7 +68227,7 @@ async function runRollback(options, deps) {
   if ("finishedBy" in claimed)
     return {
       ...nothingToDo(
-        `run ${run.runId} was finished by another kguard, ${claimed.finishedBy}, while this one waited: it restored the run from its journal and removed it; nothing is left to roll back`
+        `run ${run.runId} was finished by ${claimed.finishedBy === ANOTHER ? ANOTHER : `another kguard, ${claimed.finishedBy},`} while this one waited: it restored the run from its journal and removed it; nothing is left to roll back`
       ),
       runId: run.runId,
       finishedBy: claimed.finishedBy,
@@ -68243,6 +68243,7 @@ function nothingToDo(nothing) {
   return { runId: "", restored: 0, untouched: 0, needsPerson: 0, results: /* @__PURE__ */ new Map(), nothing };
 }
 async function claimTheRun(run, options, deps) {
+  if (run.liveness.state === "live") return { run };
   const home = run.journal.home ?? run.journal.namespace;
   if (!run.secrets.some((secret2) => secret2.namespace === home && secret2.name === journalName(run.runId)))
     return { run };
@@ -68256,8 +68257,9 @@ async function claimTheRun(run, options, deps) {
   const now2 = (await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe)).find(
     (candidate) => candidate.runId === run.runId && candidate.journal
   );
-  return now2 ? { run: now2 } : { finishedBy: "another kguard" };
+  return now2 ? { run: now2 } : { finishedBy: ANOTHER };
 }
+var ANOTHER;
 var init_rollback = __esm({
   "src/run/rollback/rollback.ts"() {
     "use strict";
@@ -68266,6 +68268,7 @@ var init_rollback = __esm({
     init_from_journal();
     init_claim2();
     init_stop_live();
+    ANOTHER = "another kguard";
   }
 });
 

@@ -50,7 +50,7 @@ export async function runRollback(
   if ('finishedBy' in claimed)
     return {
       ...nothingToDo(
-        `run ${run.runId} was finished by another kguard, ${claimed.finishedBy}, while this one waited: it restored the run from its journal and removed it; nothing is left to roll back`,
+        `run ${run.runId} was finished by ${claimed.finishedBy === ANOTHER ? ANOTHER : `another kguard, ${claimed.finishedBy},`} while this one waited: it restored the run from its journal and removed it; nothing is left to roll back`,
       ),
       runId: run.runId,
       finishedBy: claimed.finishedBy,
@@ -69,6 +69,9 @@ function nothingToDo(nothing: string): RollbackResult {
   return { runId: '', restored: 0, untouched: 0, needsPerson: 0, results: new Map(), nothing };
 }
 
+/** Who finished a run when no claimer was seen (claim.ts says so too). */
+const ANOTHER = 'another kguard';
+
 /**
  * Claims `run` on its home journal Secret, waiting while another kguard holds it; then the run as
  * its journal stands now (the claim moved the Secret's resourceVersion; the holder may have restored
@@ -80,6 +83,8 @@ async function claimTheRun(
   options: { namespace?: string; deadlineMs: number },
   deps: RollbackDeps,
 ): Promise<{ run: RunRecord } | { finishedBy: string }> {
+  // A live run (--force) holds no claim, and its own journal writes are conditional: not claimed.
+  if (run.liveness.state === 'live') return { run };
   const home = run.journal!.home ?? run.journal!.namespace;
   if (!run.secrets.some((secret) => secret.namespace === home && secret.name === journalName(run.runId)))
     return { run };
@@ -90,5 +95,5 @@ async function claimTheRun(
   const now = (await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe)).find(
     (candidate) => candidate.runId === run.runId && candidate.journal,
   );
-  return now ? { run: now } : { finishedBy: 'another kguard' };
+  return now ? { run: now } : { finishedBy: ANOTHER };
 }
