@@ -274,18 +274,28 @@ describe('kguard rollback RUN and a CI retry at once, on the same dead run', () 
       const dead = await liveRunOnWeb();
       dead.child.kill('SIGKILL');
       await dead.done;
-      // The first restore's write of web answers 3 s late: the second kguard starts while it is in flight.
-      env.cluster.faults.slowNext(3_000, 1, /^PUT [^?]*\/deployments\/web(\?|$)/);
+      // The first restore's write of web is held until the second kguard says it waits for the first.
+      env.cluster.faults.slowNext(60_000, 1, /^PUT [^?]*\/deployments\/web(\?|$)/);
       const start = {
         retry: () => kguardWith(['apply', '-f', v3, ...fast, '--lock-timeout', '120s']),
         rollback: () => kguardWith(['rollback', dead.runId]),
       };
       const firstOne = start[first]();
-      // Before: kguard rollback claimed nothing (this waited in vain with the rollback first); with the
-      // retry first, both restored web (two restores; in other timings one took the other's write for
-      // someone else's change and exited 4).
-      await eventually(() => claimerOf(dead.runId), 60_000);
+      await eventually(() => (env.cluster.faults.held() > 0 ? true : undefined), 60_000);
+      // Its claim, on the dead run's journal Secret: its host and process (before: none by kguard rollback).
+      expect(claimerOf(dead.runId)).toMatch(/^\S+ \d+\b/);
       const second = start[first === 'retry' ? 'rollback' : 'retry']();
+      let secondEnded = false;
+      void second.done.then(() => (secondEnded = true));
+      // Before: kguard rollback claimed nothing: with the retry first it restored web beside it (two
+      // restores; in other timings one took the other's write for someone else's change and exited 4),
+      // and with the rollback first the retry restored it beside it.
+      const waits =
+        first === 'retry'
+          ? `run ${dead.runId}: another kguard, `
+          : 'is restoring them from that journal: waiting for it';
+      await eventually(() => (secondEnded || second.output().includes(waits) ? true : undefined), 60_000);
+      env.cluster.faults.release();
       const [a, b] = await Promise.all([firstOne.done, second.done]);
       const [retry, rollback] = first === 'retry' ? [a, b] : [b, a];
       const story = `retry:\n${retry.output}\nkguard rollback ${dead.runId}:\n${rollback.output}`;
@@ -316,8 +326,8 @@ describe('a signal while a retry restores a dead run', () => {
     const dead = await liveRunOnWeb();
     dead.child.kill('SIGKILL');
     await dead.done;
-    // The restore's write of web answers 3 s late: the signal comes while it is in flight.
-    env.cluster.faults.slowNext(3_000, 1, /^PUT [^?]*\/deployments\/web(\?|$)/);
+    // The restore's write of web is held: the signal comes while it is in flight.
+    env.cluster.faults.slowNext(60_000, 1, /^PUT [^?]*\/deployments\/web(\?|$)/);
     const retry = kguardWith(['apply', '-f', await env.write('v3.yaml', deploymentYaml('web', 'nginx:1.27')), ...fast]);
     await eventually(() => (env.cluster.faults.held() > 0 ? true : undefined), 60_000);
     retry.child.kill('SIGINT');
@@ -335,8 +345,8 @@ describe('a signal while a retry restores a dead run', () => {
     );
     expect(journalRunIds()).toEqual([dead.runId]);
     expect(env.imageOf('web')).not.toBe('nginx:1.27');
-    // The command it names finishes it, once the write in flight has ended.
-    await eventually(() => (env.cluster.faults.held() === 0 ? true : undefined));
+    // The command it names finishes it, once the write in flight has ended (it may land).
+    env.cluster.faults.release();
     const rollback = await kguardWith(['rollback', dead.runId]).done;
     expect(rollback.exitCode, rollback.output).toBe(0);
     expect(differencesFrom(v1, peopleMadeObjects(env.cluster.store))).toEqual([]);
