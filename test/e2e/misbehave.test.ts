@@ -256,6 +256,9 @@ describe('three CI retries at once after a kill -9 (10 times)', () => {
   }, 900_000);
 });
 
+/** `fast`, but a request may take 60 s: kubectl does not give up on a write the test holds (slowNext) first. */
+const heldWrites = ['--poll-interval', '300ms', '--timeout', '60s', '--request-timeout', '60s'];
+
 /** Who claimed `runId` on its journal Secret to restore it (restore/recovery/claim.ts), if anyone. */
 function claimerOf(runId: string): string | undefined {
   return env.cluster.store
@@ -277,7 +280,7 @@ describe('kguard rollback RUN and a CI retry at once, on the same dead run', () 
       // The first restore's write of web is held until the second kguard says it waits for the first.
       env.cluster.faults.slowNext(60_000, 1, /^PUT [^?]*\/deployments\/web(\?|$)/);
       const start = {
-        retry: () => kguardWith(['apply', '-f', v3, ...fast, '--lock-timeout', '120s']),
+        retry: () => kguardWith(['apply', '-f', v3, ...heldWrites, '--lock-timeout', '120s']),
         rollback: () => kguardWith(['rollback', dead.runId]),
       };
       const firstOne = start[first]();
@@ -328,7 +331,12 @@ describe('a signal while a retry restores a dead run', () => {
     await dead.done;
     // The restore's write of web is held: the signal comes while it is in flight.
     env.cluster.faults.slowNext(60_000, 1, /^PUT [^?]*\/deployments\/web(\?|$)/);
-    const retry = kguardWith(['apply', '-f', await env.write('v3.yaml', deploymentYaml('web', 'nginx:1.27')), ...fast]);
+    const retry = kguardWith([
+      'apply',
+      '-f',
+      await env.write('v3.yaml', deploymentYaml('web', 'nginx:1.27')),
+      ...heldWrites,
+    ]);
     await eventually(() => (env.cluster.faults.held() > 0 ? true : undefined), 60_000);
     retry.child.kill('SIGINT');
     const run = await retry.done;
