@@ -59049,6 +59049,10 @@ var init_format = __esm({
         tone: "info",
         text: `run ${event.runId} died during its apply: waiting ${Math.ceil(event.waitMs / 1e3)}s (its request timeout) for a request it left in flight to end, then restoring`
       }),
+      "rollback-claimed": (event) => ({
+        tone: "info",
+        text: `run ${event.runId}: another kguard, ${event.by}, is restoring it from its journal (a retry of its apply finishes a dead run first): waiting for it, then restoring what it leaves`
+      }),
       "stop-requested": (event) => ({
         tone: "undo",
         text: `run ${event.runId}: ${event.by} asked it to stop (kguard rollback, ${event.at}): stopping; restoring what this apply changed (exit 130, as on SIGTERM)`
@@ -63669,121 +63673,6 @@ var init_history_store = __esm({
   }
 });
 
-// src/run/rollback/stop-live.ts
-import { hostname as hostname2 } from "node:os";
-async function stopLiveRun(run, deadlineMs, deps) {
-  const startedAt = Date.now();
-  const by = `${hostname2()} (pid ${process.pid})`;
-  const asked = await requestStop(
-    deps.kubectl,
-    run.runId,
-    run.leases,
-    { at: (/* @__PURE__ */ new Date()).toISOString(), by },
-    Math.min(deadlineMs, 3e4)
-  );
-  if (asked === 0)
-    throw new KubectlError(
-      `run ${run.runId} is running (${run.liveness.why}), and kguard could not write a stop request on any of its Leases: check that you may update leases in namespace ${namespacesOf(run.leases)}, then kguard rollback ${run.runId} again, or stop its process.`
-    );
-  deps.reporter.emit({
-    kind: "stopping-run",
-    runId: run.runId,
-    step: "asked",
-    detail: `running (${run.liveness.why}): asked it to stop through its Lease; it restores what it changed and exits 130 (waiting up to ${Math.round(ANSWER_WAIT_MS / 1e3)}s for its answer)`
-  });
-  let answered = false;
-  let saidUnanswered = false;
-  const answerBy = startedAt + ANSWER_WAIT_MS;
-  const deadBy = startedAt + LEASE_DURATION_SECONDS * 1e3 + 3e4;
-  const still = standingStill();
-  for (; ; ) {
-    const leases = await readLeases(run.leases, deps);
-    if (leases.length === 0) {
-      deps.reporter.emit({
-        kind: "stopping-run",
-        runId: run.runId,
-        step: "ended",
-        detail: `ended ${Math.round((Date.now() - startedAt) / 100) / 10}s after the request`
-      });
-      return { ended: answered ? "answered" : "dead", waitedMs: Date.now() - startedAt };
-    }
-    if (!answered && leases.some((lease) => stopAnswerOf(lease))) {
-      answered = true;
-      deps.reporter.emit({
-        kind: "stopping-run",
-        runId: run.runId,
-        step: "answered",
-        detail: "answered: it is restoring what its apply changed; waiting for it to end"
-      });
-    }
-    const liveness = livenessOf(run.journal, leases, Date.now(), deps.probe);
-    if (liveness.state === "dead") return { ended: "dead", waitedMs: Date.now() - startedAt };
-    if (!answered && still(leases, deps.clock.now()) > LEASE_DURATION_SECONDS * 1e3) {
-      deps.reporter.emit({
-        kind: "stopping-run",
-        runId: run.runId,
-        step: "unanswered",
-        detail: `its Lease stood still for ${LEASE_DURATION_SECONDS}s (not renewed since the stop request): restoring it from its journal`
-      });
-      return { ended: "dead", waitedMs: Date.now() - startedAt };
-    }
-    const now2 = Date.now();
-    if (!answered && now2 > answerBy && !saidUnanswered) {
-      saidUnanswered = true;
-      deps.reporter.emit({
-        kind: "stopping-run",
-        runId: run.runId,
-        step: "unanswered",
-        detail: `did not answer within ${Math.round(ANSWER_WAIT_MS / 1e3)}s (${liveness.why}): kguard restores it from its journal once its Lease stands still (at most ${LEASE_DURATION_SECONDS}s)`
-      });
-    }
-    if (answered && now2 > startedAt + deadlineMs + 3e4 || !answered && now2 > deadBy)
-      throw new KubectlError(
-        answered ? `run ${run.runId} answered the stop request but did not end within --rollback-timeout (${Math.round(deadlineMs / 1e3)}s): kguard status shows it; run kguard rollback ${run.runId} again once it has ended.` : `run ${run.runId} neither answered the stop request nor stopped renewing its Lease (${liveness.why}): it may be an older kguard. Stop its process, then kguard rollback ${run.runId}; or kguard rollback ${run.runId} --force to restore it while it runs.`
-      );
-    await deps.clock.sleep(POLL_MS);
-  }
-}
-function standingStill() {
-  let versions = "";
-  let since = 0;
-  return (leases, now2) => {
-    const seen = leases.map((lease) => `${lease.metadata.uid}/${lease.metadata.resourceVersion}`).join(",");
-    if (seen !== versions) {
-      versions = seen;
-      since = now2;
-    }
-    return now2 - since;
-  };
-}
-async function readLeases(leases, deps) {
-  const read = await Promise.all(
-    leases.map(
-      (lease) => deps.kubectl.getObject(LEASE_TYPE, lease.metadata.namespace ?? "", lease.metadata.name).catch(() => lease)
-    )
-  );
-  return read.filter((lease, index) => {
-    const seen = leases[index].metadata.uid;
-    return lease !== void 0 && (seen === void 0 || lease.metadata.uid === seen);
-  });
-}
-function namespacesOf(leases) {
-  return [...new Set(leases.map((lease) => lease.metadata.namespace ?? ""))].join(", ");
-}
-var ANSWER_WAIT_MS, POLL_MS;
-var init_stop_live = __esm({
-  "src/run/rollback/stop-live.ts"() {
-    "use strict";
-    init_errors();
-    init_held_leases();
-    init_liveness();
-    init_lease();
-    init_stop();
-    ANSWER_WAIT_MS = 15e3;
-    POLL_MS = 500;
-  }
-});
-
 // src/kube.ts
 function revisionOf(object) {
   const raw = object.metadata.annotations?.[REVISION_ANNOTATION];
@@ -68013,28 +67902,8 @@ var init_entry = __esm({
   }
 });
 
-// src/run/rollback/rollback.ts
-var rollback_exports = {};
-__export(rollback_exports, {
-  runRollback: () => runRollback
-});
-async function runRollback(options, deps) {
-  const listed = await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe);
-  const runs = options.runLabel === void 0 ? listed : labelled(listed, options.runLabel);
-  if (runs.length === 0 && options.runLabel !== void 0 && options.runId === void 0)
-    return nothingToDo(
-      `no unfinished kguard run is labelled ${JSON.stringify(options.runLabel)}${options.namespace ? ` in namespace ${options.namespace}` : ""}: it finished or restored itself, or never wrote a journal. Nothing to roll back (kguard history lists finished runs; kguard undo undoes one).`
-    );
-  let run = pickRun(runs, options.runId, "rollback", options.force ?? false, true);
-  let stopped;
-  if (run.liveness.state === "live" && !options.force) {
-    stopped = (await stopLiveRun(run, options.deadlineMs, deps)).ended;
-    const after = (await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe)).find(
-      (candidate) => candidate.runId === run.runId && candidate.journal
-    );
-    if (!after) return { ...nothingToDo(""), runId: run.runId, stopped };
-    run = after;
-  }
+// src/restore/recovery/from-journal.ts
+async function restoreFromJournal(run, options, deps) {
   const journal = run.journal;
   if (run.missing.length > 0 && !options.force) {
     throw new InputError(
@@ -68088,18 +67957,15 @@ async function runRollback(options, deps) {
   }
   return {
     runId: journal.runId,
-    ...stopped ? { stopped } : {},
     restored: [...results.values()].filter(writtenBack).length,
     untouched: changes.filter(({ change }) => !isChangeKind(change.change)).length,
     needsPerson,
     results
   };
 }
-function labelled(runs, label) {
-  return runs.filter((run) => run.journal?.runLabel === label && run.liveness.state !== "finished");
-}
-function nothingToDo(nothing) {
-  return { runId: "", restored: 0, untouched: 0, needsPerson: 0, results: /* @__PURE__ */ new Map(), nothing };
+async function restoreRunNamed(runId, namespace, deadlineMs, deps) {
+  const run = pickRun(await listRuns(deps.kubectl, namespace, Date.now(), deps.probe), runId, "rollback", false);
+  return restoreFromJournal(run, { deadlineMs }, deps);
 }
 async function waitOutTheApply(journal, liveness, deps) {
   if (journal.state !== "applying") return;
@@ -68123,8 +67989,8 @@ function ownersMovedOnly(change) {
   return change.change === "configured" && change.paths.length > 0 && change.paths.every((path17) => path17 === "metadata.managedFields");
 }
 var LANDING_MARGIN_MS;
-var init_rollback = __esm({
-  "src/run/rollback/rollback.ts"() {
+var init_from_journal = __esm({
+  "src/restore/recovery/from-journal.ts"() {
     "use strict";
     init_errors();
     init_compare();
@@ -68135,11 +68001,274 @@ var init_rollback = __esm({
     init_history_store();
     init_options();
     init_runs();
-    init_stop_live();
     init_model();
     init_entry();
     init_written_back();
     LANDING_MARGIN_MS = 2e3;
+  }
+});
+
+// src/restore/recovery/claim.ts
+function claimerOf(secret2) {
+  const raw = secret2.metadata.annotations?.[RECOVERING_BY_ANNOTATION];
+  if (!raw) return void 0;
+  const [host, pid] = raw.split(" ");
+  return holderOfAnnotations({ "kguard.dev/holder-host": host ?? "", "kguard.dev/holder-pid": pid ?? "" });
+}
+function describe2(holder) {
+  return `${holder.host} (pid ${holder.pid})`;
+}
+async function claimRecovery(target, self, limits, deps) {
+  const name = journalName(target.runId);
+  const started = deps.clock.now();
+  let seen = { since: started };
+  let lastClaimer;
+  for (; ; ) {
+    if (deps.signal?.aborted) throw new Error(`stopped while waiting for run ${target.runId} to be finished`);
+    const secret2 = await deps.kubectl.getObject("secrets", target.home, name);
+    if (!secret2 || target.uid !== void 0 && secret2.metadata.uid !== target.uid)
+      return { claimed: false, by: lastClaimer ? describe2(lastClaimer) : "another kguard" };
+    const claimer = claimerOf(secret2);
+    const now2 = deps.clock.now();
+    if (seen.resourceVersion !== secret2.metadata.resourceVersion)
+      seen = { resourceVersion: secret2.metadata.resourceVersion, since: now2 };
+    const state = claimer ? deps.probe(claimer) : "gone";
+    const mine = claimer && claimer.host === self.host && claimer.pid === self.pid;
+    const free = !claimer || mine || state === "gone" || state === "elsewhere" && now2 - seen.since > limits.standStillMs;
+    if (free) {
+      const annotations = { ...secret2.metadata.annotations, [RECOVERING_BY_ANNOTATION]: claimValue(self) };
+      const written2 = await deps.kubectl.replace(
+        { ...secret2, metadata: { ...secret2.metadata, annotations } },
+        secretPath(target.home, name),
+        limits.requestDeadlineMs
+      );
+      if (written2.ok) return { claimed: true };
+      if (written2.notFound) return { claimed: false, by: lastClaimer ? describe2(lastClaimer) : "another kguard" };
+      if (!written2.conflict)
+        throw new Error(`kguard could not claim run ${target.runId}'s journal: ${written2.message}`);
+      continue;
+    }
+    if (!lastClaimer) deps.onWait?.(describe2(claimer));
+    lastClaimer = claimer;
+    if (now2 - started > limits.deadlineMs)
+      throw new Error(
+        `run ${target.runId} is being finished by another kguard, ${describe2(claimer)}, which did not end within ${Math.round(limits.deadlineMs / 1e3)}s`
+      );
+    await deps.clock.sleep(POLL_MS, deps.signal);
+  }
+}
+function claimValue(holder) {
+  const annotations = holderAnnotations(holder);
+  return `${annotations["kguard.dev/holder-host"]} ${annotations["kguard.dev/holder-pid"]}`;
+}
+function claimRun(run, deadlineMs, deps, onWait) {
+  const journal = run.journal;
+  const home = journal.home ?? journal.namespace;
+  const uid = run.secrets.find((secret2) => secret2.namespace === home && secret2.name === journalName(run.runId))?.uid;
+  const restoreMs = (journal.requestTimeoutMs ?? 0) + deadlineMs + LEASE_DURATION_SECONDS * 1e3;
+  return claimRecovery(
+    { runId: run.runId, home, uid },
+    thisProcess(),
+    { standStillMs: restoreMs, deadlineMs: 2 * restoreMs, requestDeadlineMs: 3e4 },
+    { kubectl: deps.kubectl, clock: deps.clock, probe: deps.probe, signal: deps.signal, onWait }
+  );
+}
+var RECOVERING_BY_ANNOTATION, POLL_MS, secretPath;
+var init_claim2 = __esm({
+  "src/restore/recovery/claim.ts"() {
+    "use strict";
+    init_holder();
+    init_journal();
+    init_lease();
+    RECOVERING_BY_ANNOTATION = "kguard.dev/recovering-by";
+    POLL_MS = 1e3;
+    secretPath = (namespace, name) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`;
+  }
+});
+
+// src/run/rollback/stop-live.ts
+import { hostname as hostname2 } from "node:os";
+async function stopLiveRun(run, deadlineMs, deps) {
+  const startedAt = Date.now();
+  const by = `${hostname2()} (pid ${process.pid})`;
+  const asked = await requestStop(
+    deps.kubectl,
+    run.runId,
+    run.leases,
+    { at: (/* @__PURE__ */ new Date()).toISOString(), by },
+    Math.min(deadlineMs, 3e4)
+  );
+  if (asked === 0)
+    throw new KubectlError(
+      `run ${run.runId} is running (${run.liveness.why}), and kguard could not write a stop request on any of its Leases: check that you may update leases in namespace ${namespacesOf(run.leases)}, then kguard rollback ${run.runId} again, or stop its process.`
+    );
+  deps.reporter.emit({
+    kind: "stopping-run",
+    runId: run.runId,
+    step: "asked",
+    detail: `running (${run.liveness.why}): asked it to stop through its Lease; it restores what it changed and exits 130 (waiting up to ${Math.round(ANSWER_WAIT_MS / 1e3)}s for its answer)`
+  });
+  let answered = false;
+  let saidUnanswered = false;
+  const answerBy = startedAt + ANSWER_WAIT_MS;
+  const deadBy = startedAt + LEASE_DURATION_SECONDS * 1e3 + 3e4;
+  const still = standingStill();
+  for (; ; ) {
+    const leases = await readLeases(run.leases, deps);
+    if (leases.length === 0) {
+      deps.reporter.emit({
+        kind: "stopping-run",
+        runId: run.runId,
+        step: "ended",
+        detail: `ended ${Math.round((Date.now() - startedAt) / 100) / 10}s after the request`
+      });
+      return { ended: answered ? "answered" : "dead", waitedMs: Date.now() - startedAt };
+    }
+    if (!answered && leases.some((lease) => stopAnswerOf(lease))) {
+      answered = true;
+      deps.reporter.emit({
+        kind: "stopping-run",
+        runId: run.runId,
+        step: "answered",
+        detail: "answered: it is restoring what its apply changed; waiting for it to end"
+      });
+    }
+    const liveness = livenessOf(run.journal, leases, Date.now(), deps.probe);
+    if (liveness.state === "dead") return { ended: "dead", waitedMs: Date.now() - startedAt };
+    if (!answered && still(leases, deps.clock.now()) > LEASE_DURATION_SECONDS * 1e3) {
+      deps.reporter.emit({
+        kind: "stopping-run",
+        runId: run.runId,
+        step: "unanswered",
+        detail: `its Lease stood still for ${LEASE_DURATION_SECONDS}s (not renewed since the stop request): restoring it from its journal`
+      });
+      return { ended: "dead", waitedMs: Date.now() - startedAt };
+    }
+    const now2 = Date.now();
+    if (!answered && now2 > answerBy && !saidUnanswered) {
+      saidUnanswered = true;
+      deps.reporter.emit({
+        kind: "stopping-run",
+        runId: run.runId,
+        step: "unanswered",
+        detail: `did not answer within ${Math.round(ANSWER_WAIT_MS / 1e3)}s (${liveness.why}): kguard restores it from its journal once its Lease stands still (at most ${LEASE_DURATION_SECONDS}s)`
+      });
+    }
+    if (answered && now2 > startedAt + deadlineMs + 3e4 || !answered && now2 > deadBy)
+      throw new KubectlError(
+        answered ? `run ${run.runId} answered the stop request but did not end within --rollback-timeout (${Math.round(deadlineMs / 1e3)}s): kguard status shows it; run kguard rollback ${run.runId} again once it has ended.` : `run ${run.runId} neither answered the stop request nor stopped renewing its Lease (${liveness.why}): it may be an older kguard. Stop its process, then kguard rollback ${run.runId}; or kguard rollback ${run.runId} --force to restore it while it runs.`
+      );
+    await deps.clock.sleep(POLL_MS2);
+  }
+}
+function standingStill() {
+  let versions = "";
+  let since = 0;
+  return (leases, now2) => {
+    const seen = leases.map((lease) => `${lease.metadata.uid}/${lease.metadata.resourceVersion}`).join(",");
+    if (seen !== versions) {
+      versions = seen;
+      since = now2;
+    }
+    return now2 - since;
+  };
+}
+async function readLeases(leases, deps) {
+  const read = await Promise.all(
+    leases.map(
+      (lease) => deps.kubectl.getObject(LEASE_TYPE, lease.metadata.namespace ?? "", lease.metadata.name).catch(() => lease)
+    )
+  );
+  return read.filter((lease, index) => {
+    const seen = leases[index].metadata.uid;
+    return lease !== void 0 && (seen === void 0 || lease.metadata.uid === seen);
+  });
+}
+function namespacesOf(leases) {
+  return [...new Set(leases.map((lease) => lease.metadata.namespace ?? ""))].join(", ");
+}
+var ANSWER_WAIT_MS, POLL_MS2;
+var init_stop_live = __esm({
+  "src/run/rollback/stop-live.ts"() {
+    "use strict";
+    init_errors();
+    init_held_leases();
+    init_liveness();
+    init_lease();
+    init_stop();
+    ANSWER_WAIT_MS = 15e3;
+    POLL_MS2 = 500;
+  }
+});
+
+// src/run/rollback/rollback.ts
+var rollback_exports = {};
+__export(rollback_exports, {
+  runRollback: () => runRollback
+});
+async function runRollback(options, deps) {
+  const listed = await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe);
+  const runs = options.runLabel === void 0 ? listed : labelled(listed, options.runLabel);
+  if (runs.length === 0 && options.runLabel !== void 0 && options.runId === void 0)
+    return nothingToDo(
+      `no unfinished kguard run is labelled ${JSON.stringify(options.runLabel)}${options.namespace ? ` in namespace ${options.namespace}` : ""}: it finished or restored itself, or never wrote a journal. Nothing to roll back (kguard history lists finished runs; kguard undo undoes one).`
+    );
+  let run = pickRun(runs, options.runId, "rollback", options.force ?? false, true);
+  let stopped;
+  if (run.liveness.state === "live" && !options.force) {
+    stopped = (await stopLiveRun(run, options.deadlineMs, deps)).ended;
+    const after = (await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe)).find(
+      (candidate) => candidate.runId === run.runId && candidate.journal
+    );
+    if (!after) return { ...nothingToDo(""), runId: run.runId, stopped };
+    run = after;
+  }
+  const claimed = await claimTheRun(run, options, deps);
+  if ("finishedBy" in claimed)
+    return {
+      ...nothingToDo(
+        `run ${run.runId} was finished by ${claimed.finishedBy === ANOTHER ? ANOTHER : `another kguard, ${claimed.finishedBy},`} while this one waited: it restored the run from its journal and removed it; nothing is left to roll back`
+      ),
+      runId: run.runId,
+      finishedBy: claimed.finishedBy,
+      ...stopped ? { stopped } : {}
+    };
+  const restored = await restoreFromJournal(claimed.run, options, deps);
+  return { ...restored, ...stopped ? { stopped } : {} };
+}
+function labelled(runs, label) {
+  return runs.filter((run) => run.journal?.runLabel === label && run.liveness.state !== "finished");
+}
+function nothingToDo(nothing) {
+  return { runId: "", restored: 0, untouched: 0, needsPerson: 0, results: /* @__PURE__ */ new Map(), nothing };
+}
+async function claimTheRun(run, options, deps) {
+  if (run.liveness.state === "live") return { run };
+  const home = run.journal.home ?? run.journal.namespace;
+  if (!run.secrets.some((secret2) => secret2.namespace === home && secret2.name === journalName(run.runId)))
+    return { run };
+  const claim = await claimRun(
+    run,
+    options.deadlineMs,
+    deps,
+    (by) => deps.reporter.emit({ kind: "rollback-claimed", runId: run.runId, by })
+  );
+  if (!claim.claimed) return { finishedBy: claim.by };
+  const now2 = (await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe)).find(
+    (candidate) => candidate.runId === run.runId && candidate.journal
+  );
+  return now2 ? { run: now2 } : { finishedBy: ANOTHER };
+}
+var ANOTHER;
+var init_rollback = __esm({
+  "src/run/rollback/rollback.ts"() {
+    "use strict";
+    init_journal();
+    init_runs();
+    init_from_journal();
+    init_claim2();
+    init_stop_live();
+    ANOTHER = "another kguard";
   }
 });
 
@@ -68546,6 +68675,7 @@ async function rollbackRun(runId, { parts, session, raw, kubectl, recorder, dead
       runId: result.runId || null,
       exitCode,
       stopped: result.stopped ?? null,
+      finishedBy: result.finishedBy ?? null,
       restored: 0,
       untouched: 0,
       needsPerson: 0,
@@ -71313,7 +71443,7 @@ async function understandPlan(plan, options, deps) {
         said2[index].push({
           kind: "phase-deferred",
           phase: part.phase ?? "main",
-          documents: describe2(part),
+          documents: describe3(part),
           dryRun: options.dryRun !== void 0
         });
       }
@@ -71328,7 +71458,7 @@ async function understandPlan(plan, options, deps) {
         said2[plan.parts.indexOf(part)].push({
           kind: "phase-deferred",
           phase: part.phase ?? "main",
-          documents: describe2(part),
+          documents: describe3(part),
           dryRun: options.dryRun !== void 0
         });
   } finally {
@@ -71373,7 +71503,7 @@ async function readLater(part, plan, known, options, deps) {
       if (!(error2 instanceof NotReadableYet)) throw error2;
       if (deps.clock.now() - startedAt >= patienceMs) {
         throw new KubectlError(
-          `kubectl still cannot read ${describe2(part).join(", ")} ${Math.round(patienceMs / 1e3)}s after their CustomResourceDefinitions were Established: ${errorLines(error2.stderr).join("; ")}. Next: check the CRDs (kubectl get crd) and the API server's discovery`
+          `kubectl still cannot read ${describe3(part).join(", ")} ${Math.round(patienceMs / 1e3)}s after their CustomResourceDefinitions were Established: ${errorLines(error2.stderr).join("; ")}. Next: check the CRDs (kubectl get crd) and the API server's discovery`
         );
       }
       await deps.clock.sleep(wait);
@@ -71399,7 +71529,7 @@ function unknownKindsOnly(stderr) {
     )
   );
 }
-function describe2(part) {
+function describe3(part) {
   return part.documents.map(
     (document2) => `${document2.kind ?? "object"}${document2.name ? ` "${document2.name}"` : ""} (${document2.where})`
   );
@@ -73876,72 +74006,7 @@ var init_preview = __esm({
   }
 });
 
-// src/run/rollback/claim.ts
-function claimerOf(secret2) {
-  const raw = secret2.metadata.annotations?.[RECOVERING_BY_ANNOTATION];
-  if (!raw) return void 0;
-  const [host, pid] = raw.split(" ");
-  return holderOfAnnotations({ "kguard.dev/holder-host": host ?? "", "kguard.dev/holder-pid": pid ?? "" });
-}
-function describe3(holder) {
-  return `${holder.host} (pid ${holder.pid})`;
-}
-async function claimRecovery(target, self, limits, deps) {
-  const name = journalName(target.runId);
-  const started = deps.clock.now();
-  let seen = { since: started };
-  let lastClaimer;
-  for (; ; ) {
-    if (deps.signal?.aborted) throw new Error(`stopped while waiting for run ${target.runId} to be finished`);
-    const secret2 = await deps.kubectl.getObject("secrets", target.home, name);
-    if (!secret2 || target.uid !== void 0 && secret2.metadata.uid !== target.uid)
-      return { claimed: false, by: lastClaimer ? describe3(lastClaimer) : "another kguard" };
-    const claimer = claimerOf(secret2);
-    const now2 = deps.clock.now();
-    if (seen.resourceVersion !== secret2.metadata.resourceVersion)
-      seen = { resourceVersion: secret2.metadata.resourceVersion, since: now2 };
-    const state = claimer ? deps.probe(claimer) : "gone";
-    const mine = claimer && claimer.host === self.host && claimer.pid === self.pid;
-    const free = !claimer || mine || state === "gone" || state === "elsewhere" && now2 - seen.since > limits.standStillMs;
-    if (free) {
-      const annotations = { ...secret2.metadata.annotations, [RECOVERING_BY_ANNOTATION]: claimValue(self) };
-      const written2 = await deps.kubectl.replace(
-        { ...secret2, metadata: { ...secret2.metadata, annotations } },
-        secretPath(target.home, name),
-        limits.requestDeadlineMs
-      );
-      if (written2.ok) return { claimed: true };
-      if (written2.notFound) return { claimed: false, by: lastClaimer ? describe3(lastClaimer) : "another kguard" };
-      if (!written2.conflict)
-        throw new Error(`kguard could not claim run ${target.runId}'s journal: ${written2.message}`);
-      continue;
-    }
-    if (!lastClaimer) deps.onWait?.(describe3(claimer));
-    lastClaimer = claimer;
-    if (now2 - started > limits.deadlineMs)
-      throw new Error(
-        `run ${target.runId} is being finished by another kguard, ${describe3(claimer)}, which did not end within ${Math.round(limits.deadlineMs / 1e3)}s`
-      );
-    await deps.clock.sleep(POLL_MS2, deps.signal);
-  }
-}
-function claimValue(holder) {
-  const annotations = holderAnnotations(holder);
-  return `${annotations["kguard.dev/holder-host"]} ${annotations["kguard.dev/holder-pid"]}`;
-}
-var RECOVERING_BY_ANNOTATION, POLL_MS2, secretPath;
-var init_claim2 = __esm({
-  "src/run/rollback/claim.ts"() {
-    "use strict";
-    init_holder();
-    init_journal();
-    RECOVERING_BY_ANNOTATION = "kguard.dev/recovering-by";
-    POLL_MS2 = 1e3;
-    secretPath = (namespace, name) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`;
-  }
-});
-
-// src/run/rollback/recover.ts
+// src/restore/recovery/dead-runs.ts
 function lookAhead(namespace, deps) {
   const runs = listRuns(deps.kubectl, namespace, Date.now(), deps.probe);
   runs.catch(() => void 0);
@@ -73988,9 +74053,9 @@ async function finishDeadRuns(refs, namespaces, options, deps) {
   );
   for (const { run, namespace } of order) {
     const objects = run.journal.objects.map((entry) => entry.ref);
-    const claim = await claimOf(
+    const claim = await claimRun(
       run,
-      options,
+      options.deadlineMs,
       deps,
       (by) => deps.reporter.emit({ kind: "recovering-run", runId: run.runId, why: run.liveness.why, objects, by })
     ).catch((error2) => {
@@ -74011,18 +74076,7 @@ async function finishDeadRuns(refs, namespaces, options, deps) {
       continue;
     }
     deps.reporter.emit({ kind: "recovering-run", runId: run.runId, why: run.liveness.why, objects });
-    const result = await runRollback({ runId: run.runId, namespace, deadlineMs: options.deadlineMs }, deps).catch(
-      (error2) => {
-        throw new UnfinishedRunError(
-          `run ${run.runId} died (${run.liveness.why}) and left its journal on objects of this apply, and kguard could not finish it: ${error2 instanceof Error ? error2.message : String(error2)} Nothing was applied. Next: kguard rollback ${run.runId} (or kguard forget ${run.runId} to keep its objects as they are), then run again.`
-        );
-      }
-    );
-    if (result.needsPerson > 0) {
-      throw new UnfinishedRunError(
-        `run ${run.runId} died (${run.liveness.why}); kguard restored ${result.restored} of its objects, but ${result.needsPerson} need a person (said above). Nothing was applied: this run's "before" would be that run's half-applied state. Next: finish them as said above, or kguard forget ${run.runId} to keep them as they are, then run again.`
-      );
-    }
+    const result = await restoreDeadRun(run, namespace, options.deadlineMs, deps);
     deps.reporter.emit({
       kind: "recovered-run",
       runId: run.runId,
@@ -74033,29 +74087,46 @@ async function finishDeadRuns(refs, namespaces, options, deps) {
   }
   return { recovered, heldByLive, expired: expiredJournals(listed) };
 }
-function claimOf(run, options, deps, onWait) {
-  const journal = run.journal;
-  const home = journal.home ?? journal.namespace;
-  const uid = run.secrets.find((secret2) => secret2.namespace === home && secret2.name === journalName(run.runId))?.uid;
-  const restoreMs = (journal.requestTimeoutMs ?? 0) + options.deadlineMs + LEASE_DURATION_SECONDS * 1e3;
-  return claimRecovery(
-    { runId: run.runId, home, uid },
-    thisProcess(),
-    { standStillMs: restoreMs, deadlineMs: 2 * restoreMs, requestDeadlineMs: 3e4 },
-    { kubectl: deps.kubectl, clock: deps.clock, probe: deps.probe, signal: deps.signal, onWait }
+async function restoreDeadRun(run, namespace, deadlineMs, deps) {
+  const interrupted = (signal) => new InterruptedError(
+    `${typeof signal.reason === "string" ? signal.reason : "cancelled"} while kguard restored run ${run.runId} (it died: ${run.liveness.why}) from its journal, before this apply: that restore stopped part way, and its journal is kept. Nothing was applied by this run. Next: kguard rollback ${run.runId} finishes it (or run this command again: it finishes that run first).`
   );
+  const reporter = sayingNoFailureOnceStopped(deps.reporter, deps.signal);
+  const result = await restoreRunNamed(run.runId, namespace, deadlineMs, { ...deps, reporter }).catch(
+    (error2) => {
+      if (deps.signal?.aborted) throw interrupted(deps.signal);
+      throw new UnfinishedRunError(
+        `run ${run.runId} died (${run.liveness.why}) and left its journal on objects of this apply, and kguard could not finish it: ${error2 instanceof Error ? error2.message : String(error2)} Nothing was applied. Next: kguard rollback ${run.runId} (or kguard forget ${run.runId} to keep its objects as they are), then run again.`
+      );
+    }
+  );
+  if (result.needsPerson > 0) {
+    if (deps.signal?.aborted) throw interrupted(deps.signal);
+    throw new UnfinishedRunError(
+      `run ${run.runId} died (${run.liveness.why}); kguard restored ${result.restored} of its objects, but ${result.needsPerson} need a person (said above). Nothing was applied: this run's "before" would be that run's half-applied state. Next: finish them as said above, or kguard forget ${run.runId} to keep them as they are, then run again.`
+    );
+  }
+  return result;
 }
-var init_recover = __esm({
-  "src/run/rollback/recover.ts"() {
+function sayingNoFailureOnceStopped(reporter, signal) {
+  if (!signal) return reporter;
+  return {
+    emit: (event) => {
+      if (signal.aborted && (event.kind === "restore-failed" || event.kind === "restore-kept")) return;
+      reporter.emit(event);
+    },
+    close: () => reporter.close()
+  };
+}
+var init_dead_runs = __esm({
+  "src/restore/recovery/dead-runs.ts"() {
     "use strict";
     init_errors();
     init_model();
-    init_holder();
     init_lease();
     init_claim2();
-    init_journal();
     init_runs();
-    init_rollback();
+    init_from_journal();
   }
 });
 
@@ -74150,7 +74221,7 @@ var init_reading = __esm({
     init_inputs();
     init_holder();
     init_store();
-    init_recover();
+    init_dead_runs();
     init_journal_life();
     init_parts();
     init_understand2();
@@ -74317,7 +74388,7 @@ async function runApply(options, rawDeps) {
   }
 }
 function beforeTheApply(error2, signal) {
-  return signal?.aborted ? new InterruptedError(`${cancelReason(signal)} before the apply: nothing was applied.`) : error2;
+  return signal?.aborted && !(error2 instanceof InterruptedError) ? new InterruptedError(`${cancelReason(signal)} before the apply: nothing was applied.`) : error2;
 }
 var init_apply = __esm({
   "src/run/apply/apply.ts"() {
@@ -74816,6 +74887,7 @@ var init_verbosity = __esm({
       "recovering-run": "quiet",
       "recovered-run": "quiet",
       "rollback-wait": "normal",
+      "rollback-claimed": "normal",
       "rollback-finished": "quiet",
       "stop-requested": "quiet",
       "stopping-run": "normal",
@@ -77705,6 +77777,7 @@ var init_gitlab = __esm({
       "recovering-run": "restore",
       "recovered-run": "restore",
       "rollback-wait": "restore",
+      "rollback-claimed": "restore",
       "rollback-finished": "restore",
       "stop-requested": "restore",
       "stopping-run": "restore",
