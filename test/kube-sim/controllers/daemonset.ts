@@ -24,7 +24,7 @@ import { deletePodGracefully, isOwnedBy, isPodAvailable, isPodReady } from './po
 import { admitPod } from './quota.js';
 import { templateHash } from './template-hash.js';
 import { splitKey } from './workqueue.js';
-import { QueuedController } from './queued-controller.js';
+import { KindController } from './queued-controller.js';
 
 const SOURCE = { component: 'daemonset-controller' };
 /** apps.DefaultDaemonSetUniqueLabelKey and DaemonSetTemplateGenerationKey. */
@@ -42,18 +42,14 @@ const DAEMON_TOLERATIONS = [
   { key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' },
 ];
 
-export class DaemonSetController extends QueuedController {
+export class DaemonSetController extends KindController {
   constructor(
     store: Store,
-    private readonly clock: SimClock,
-    private readonly recorder: EventRecorder,
+    clock: SimClock,
+    recorder: EventRecorder,
     private readonly scenario: Scenario,
   ) {
-    super(store, clock, scenario.timing.controllerStepMs, 'daemonset-controller');
-  }
-
-  protected override queueExisting(): void {
-    this.queueEach('DaemonSet');
+    super(store, clock, recorder, scenario.timing.controllerStepMs, 'daemonset-controller', 'DaemonSet');
   }
 
   protected override onEvent({ type, object }: StoreEvent): void {

@@ -21,7 +21,7 @@ import type { EventRecorder } from './events.js';
 import { deletePodGracefully, isOwnedBy, isPodActive, isPodReady } from './pods.js';
 import { admitPod } from './quota.js';
 import { splitKey } from './workqueue.js';
-import { QueuedController } from './queued-controller.js';
+import { KindController } from './queued-controller.js';
 
 const SOURCE = { component: 'job-controller' };
 const POD_FAILURE_BACKOFF_MS = 10_000;
@@ -50,21 +50,12 @@ type Finished = {
   message: string;
 };
 
-export class JobController extends QueuedController {
+export class JobController extends KindController {
   /** Per Job uid: pods already counted as succeeded or failed (what the tracking finalizer guarantees upstream). */
   private readonly counted = new Map<string, Set<string>>();
 
-  constructor(
-    store: Store,
-    private readonly clock: SimClock,
-    private readonly recorder: EventRecorder,
-    stepMs: number,
-  ) {
-    super(store, clock, stepMs, 'job-controller');
-  }
-
-  protected override queueExisting(): void {
-    this.queueEach('Job');
+  constructor(store: Store, clock: SimClock, recorder: EventRecorder, stepMs: number) {
+    super(store, clock, recorder, stepMs, 'job-controller', 'Job');
   }
 
   protected override onEvent({ type, object }: StoreEvent): void {

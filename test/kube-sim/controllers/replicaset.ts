@@ -19,26 +19,17 @@ import {
 } from './pods.js';
 import { admitPod } from './quota.js';
 import { namespacedKey, splitKey } from './workqueue.js';
-import { QueuedController } from './queued-controller.js';
+import { KindController } from './queued-controller.js';
 
 const SOURCE = { component: 'replicaset-controller' };
 const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
-export class ReplicaSetController extends QueuedController {
+export class ReplicaSetController extends KindController {
   /** Consecutive create failures per ReplicaSet, for the retry back-off. */
   private readonly failures = new Map<string, number>();
 
-  constructor(
-    store: Store,
-    private readonly clock: SimClock,
-    private readonly recorder: EventRecorder,
-    stepMs: number,
-  ) {
-    super(store, clock, stepMs, 'replicaset-controller');
-  }
-
-  protected override queueExisting(): void {
-    this.queueEach('ReplicaSet');
+  constructor(store: Store, clock: SimClock, recorder: EventRecorder, stepMs: number) {
+    super(store, clock, recorder, stepMs, 'replicaset-controller', 'ReplicaSet');
   }
 
   protected override onEvent({ type, object }: StoreEvent): void {
