@@ -119,6 +119,15 @@ ${extra.spec ?? ''}${replicas}${podTemplateYaml(name, image, {
 })}`;
 }
 
+/** A Deployment `trainer` whose pods ask for a node of pool gpu (nodeSelector), which only a node autoscaler adds. */
+export function gpuDeploymentYaml(replicas: number): string {
+  return deploymentYaml('trainer', 'nginx:1.25', {
+    replicas,
+    podSpec: '      nodeSelector:\n        pool: gpu\n',
+    containerLines: '',
+  });
+}
+
 /**
  * An HPA (autoscaling/v2, CPU at 70 %) on Deployment `name`; `desiredReplicas` is kube-sim's
  * stand-in for the metrics: the count its controller computes (controllers/hpa.ts).
