@@ -25,6 +25,18 @@ export async function kubectl(
   return { stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode ?? -1 };
 }
 
+/** `kubectl patch <resource> <name> --type=<type> -p <patch>`, with any `more` flags (e.g. --subresource=status). */
+export function kubectlPatch(
+  cluster: Pick<Cluster, 'env'>,
+  resource: string,
+  name: string,
+  type: 'strategic' | 'merge' | 'json',
+  patch: string,
+  ...more: string[]
+): Promise<KubectlResult> {
+  return kubectl(cluster, ['patch', resource, name, `--type=${type}`, '-p', patch, ...more]);
+}
+
 /** A long-running kubectl (e.g. `get -w`); the caller kills it. */
 export function spawnKubectl(
   cluster: Pick<Cluster, 'env'>,
