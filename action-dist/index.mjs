@@ -49989,15 +49989,15 @@ var require_windows = __commonJS({
       }
       return false;
     }
-    function checkStat(stat5, path17, options) {
-      if (!stat5.isSymbolicLink() && !stat5.isFile()) {
+    function checkStat(stat6, path17, options) {
+      if (!stat6.isSymbolicLink() && !stat6.isFile()) {
         return false;
       }
       return checkPathExt(path17, options);
     }
     function isexe(path17, options, cb) {
-      fs.stat(path17, function(er, stat5) {
-        cb(er, er ? false : checkStat(stat5, path17, options));
+      fs.stat(path17, function(er, stat6) {
+        cb(er, er ? false : checkStat(stat6, path17, options));
       });
     }
     function sync(path17, options) {
@@ -50013,20 +50013,20 @@ var require_mode = __commonJS({
     isexe.sync = sync;
     var fs = __require("fs");
     function isexe(path17, options, cb) {
-      fs.stat(path17, function(er, stat5) {
-        cb(er, er ? false : checkStat(stat5, options));
+      fs.stat(path17, function(er, stat6) {
+        cb(er, er ? false : checkStat(stat6, options));
       });
     }
     function sync(path17, options) {
       return checkStat(fs.statSync(path17), options);
     }
-    function checkStat(stat5, options) {
-      return stat5.isFile() && checkMode(stat5, options);
+    function checkStat(stat6, options) {
+      return stat6.isFile() && checkMode(stat6, options);
     }
-    function checkMode(stat5, options) {
-      var mod = stat5.mode;
-      var uid = stat5.uid;
-      var gid = stat5.gid;
+    function checkMode(stat6, options) {
+      var mod = stat6.mode;
+      var uid = stat6.uid;
+      var gid = stat6.gid;
       var myUid = options.uid !== void 0 ? options.uid : process.getuid && process.getuid();
       var myGid = options.gid !== void 0 ? options.gid : process.getgid && process.getgid();
       var u2 = parseInt("100", 8);
@@ -59049,6 +59049,10 @@ var init_format = __esm({
         tone: "info",
         text: `run ${event.runId} died during its apply: waiting ${Math.ceil(event.waitMs / 1e3)}s (its request timeout) for a request it left in flight to end, then restoring`
       }),
+      "rollback-claimed": (event) => ({
+        tone: "info",
+        text: `run ${event.runId}: another kguard, ${event.by}, is restoring it from its journal (a retry of its apply finishes a dead run first): waiting for it, then restoring what it leaves`
+      }),
       "stop-requested": (event) => ({
         tone: "undo",
         text: `run ${event.runId}: ${event.by} asked it to stop (kguard rollback, ${event.at}): stopping; restoring what this apply changed (exit 130, as on SIGTERM)`
@@ -61971,8 +61975,8 @@ function thisProcess() {
 }
 function processStart(pid) {
   try {
-    const stat5 = readFileSync7(`/proc/${pid}/stat`, "utf8");
-    return stat5.slice(stat5.lastIndexOf(")") + 2).split(" ")[19];
+    const stat6 = readFileSync7(`/proc/${pid}/stat`, "utf8");
+    return stat6.slice(stat6.lastIndexOf(")") + 2).split(" ")[19];
   } catch {
     return void 0;
   }
@@ -63666,121 +63670,6 @@ var init_history_store = __esm({
     init_history();
     init_labels();
     secretsPath2 = (namespace) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets`;
-  }
-});
-
-// src/run/rollback/stop-live.ts
-import { hostname as hostname2 } from "node:os";
-async function stopLiveRun(run, deadlineMs, deps) {
-  const startedAt = Date.now();
-  const by = `${hostname2()} (pid ${process.pid})`;
-  const asked = await requestStop(
-    deps.kubectl,
-    run.runId,
-    run.leases,
-    { at: (/* @__PURE__ */ new Date()).toISOString(), by },
-    Math.min(deadlineMs, 3e4)
-  );
-  if (asked === 0)
-    throw new KubectlError(
-      `run ${run.runId} is running (${run.liveness.why}), and kguard could not write a stop request on any of its Leases: check that you may update leases in namespace ${namespacesOf(run.leases)}, then kguard rollback ${run.runId} again, or stop its process.`
-    );
-  deps.reporter.emit({
-    kind: "stopping-run",
-    runId: run.runId,
-    step: "asked",
-    detail: `running (${run.liveness.why}): asked it to stop through its Lease; it restores what it changed and exits 130 (waiting up to ${Math.round(ANSWER_WAIT_MS / 1e3)}s for its answer)`
-  });
-  let answered = false;
-  let saidUnanswered = false;
-  const answerBy = startedAt + ANSWER_WAIT_MS;
-  const deadBy = startedAt + LEASE_DURATION_SECONDS * 1e3 + 3e4;
-  const still = standingStill();
-  for (; ; ) {
-    const leases = await readLeases(run.leases, deps);
-    if (leases.length === 0) {
-      deps.reporter.emit({
-        kind: "stopping-run",
-        runId: run.runId,
-        step: "ended",
-        detail: `ended ${Math.round((Date.now() - startedAt) / 100) / 10}s after the request`
-      });
-      return { ended: answered ? "answered" : "dead", waitedMs: Date.now() - startedAt };
-    }
-    if (!answered && leases.some((lease) => stopAnswerOf(lease))) {
-      answered = true;
-      deps.reporter.emit({
-        kind: "stopping-run",
-        runId: run.runId,
-        step: "answered",
-        detail: "answered: it is restoring what its apply changed; waiting for it to end"
-      });
-    }
-    const liveness = livenessOf(run.journal, leases, Date.now(), deps.probe);
-    if (liveness.state === "dead") return { ended: "dead", waitedMs: Date.now() - startedAt };
-    if (!answered && still(leases, deps.clock.now()) > LEASE_DURATION_SECONDS * 1e3) {
-      deps.reporter.emit({
-        kind: "stopping-run",
-        runId: run.runId,
-        step: "unanswered",
-        detail: `its Lease stood still for ${LEASE_DURATION_SECONDS}s (not renewed since the stop request): restoring it from its journal`
-      });
-      return { ended: "dead", waitedMs: Date.now() - startedAt };
-    }
-    const now2 = Date.now();
-    if (!answered && now2 > answerBy && !saidUnanswered) {
-      saidUnanswered = true;
-      deps.reporter.emit({
-        kind: "stopping-run",
-        runId: run.runId,
-        step: "unanswered",
-        detail: `did not answer within ${Math.round(ANSWER_WAIT_MS / 1e3)}s (${liveness.why}): kguard restores it from its journal once its Lease stands still (at most ${LEASE_DURATION_SECONDS}s)`
-      });
-    }
-    if (answered && now2 > startedAt + deadlineMs + 3e4 || !answered && now2 > deadBy)
-      throw new KubectlError(
-        answered ? `run ${run.runId} answered the stop request but did not end within --rollback-timeout (${Math.round(deadlineMs / 1e3)}s): kguard status shows it; run kguard rollback ${run.runId} again once it has ended.` : `run ${run.runId} neither answered the stop request nor stopped renewing its Lease (${liveness.why}): it may be an older kguard. Stop its process, then kguard rollback ${run.runId}; or kguard rollback ${run.runId} --force to restore it while it runs.`
-      );
-    await deps.clock.sleep(POLL_MS);
-  }
-}
-function standingStill() {
-  let versions = "";
-  let since = 0;
-  return (leases, now2) => {
-    const seen = leases.map((lease) => `${lease.metadata.uid}/${lease.metadata.resourceVersion}`).join(",");
-    if (seen !== versions) {
-      versions = seen;
-      since = now2;
-    }
-    return now2 - since;
-  };
-}
-async function readLeases(leases, deps) {
-  const read = await Promise.all(
-    leases.map(
-      (lease) => deps.kubectl.getObject(LEASE_TYPE, lease.metadata.namespace ?? "", lease.metadata.name).catch(() => lease)
-    )
-  );
-  return read.filter((lease, index) => {
-    const seen = leases[index].metadata.uid;
-    return lease !== void 0 && (seen === void 0 || lease.metadata.uid === seen);
-  });
-}
-function namespacesOf(leases) {
-  return [...new Set(leases.map((lease) => lease.metadata.namespace ?? ""))].join(", ");
-}
-var ANSWER_WAIT_MS, POLL_MS;
-var init_stop_live = __esm({
-  "src/run/rollback/stop-live.ts"() {
-    "use strict";
-    init_errors();
-    init_held_leases();
-    init_liveness();
-    init_lease();
-    init_stop();
-    ANSWER_WAIT_MS = 15e3;
-    POLL_MS = 500;
   }
 });
 
@@ -68013,28 +67902,8 @@ var init_entry = __esm({
   }
 });
 
-// src/run/rollback/rollback.ts
-var rollback_exports = {};
-__export(rollback_exports, {
-  runRollback: () => runRollback
-});
-async function runRollback(options, deps) {
-  const listed = await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe);
-  const runs = options.runLabel === void 0 ? listed : labelled(listed, options.runLabel);
-  if (runs.length === 0 && options.runLabel !== void 0 && options.runId === void 0)
-    return nothingToDo(
-      `no unfinished kguard run is labelled ${JSON.stringify(options.runLabel)}${options.namespace ? ` in namespace ${options.namespace}` : ""}: it finished or restored itself, or never wrote a journal. Nothing to roll back (kguard history lists finished runs; kguard undo undoes one).`
-    );
-  let run = pickRun(runs, options.runId, "rollback", options.force ?? false, true);
-  let stopped;
-  if (run.liveness.state === "live" && !options.force) {
-    stopped = (await stopLiveRun(run, options.deadlineMs, deps)).ended;
-    const after = (await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe)).find(
-      (candidate) => candidate.runId === run.runId && candidate.journal
-    );
-    if (!after) return { ...nothingToDo(""), runId: run.runId, stopped };
-    run = after;
-  }
+// src/restore/recovery/from-journal.ts
+async function restoreFromJournal(run, options, deps) {
   const journal = run.journal;
   if (run.missing.length > 0 && !options.force) {
     throw new InputError(
@@ -68088,18 +67957,15 @@ async function runRollback(options, deps) {
   }
   return {
     runId: journal.runId,
-    ...stopped ? { stopped } : {},
     restored: [...results.values()].filter(writtenBack).length,
     untouched: changes.filter(({ change }) => !isChangeKind(change.change)).length,
     needsPerson,
     results
   };
 }
-function labelled(runs, label) {
-  return runs.filter((run) => run.journal?.runLabel === label && run.liveness.state !== "finished");
-}
-function nothingToDo(nothing) {
-  return { runId: "", restored: 0, untouched: 0, needsPerson: 0, results: /* @__PURE__ */ new Map(), nothing };
+async function restoreRunNamed(runId, namespace, deadlineMs, deps) {
+  const run = pickRun(await listRuns(deps.kubectl, namespace, Date.now(), deps.probe), runId, "rollback", false);
+  return restoreFromJournal(run, { deadlineMs }, deps);
 }
 async function waitOutTheApply(journal, liveness, deps) {
   if (journal.state !== "applying") return;
@@ -68123,8 +67989,8 @@ function ownersMovedOnly(change) {
   return change.change === "configured" && change.paths.length > 0 && change.paths.every((path17) => path17 === "metadata.managedFields");
 }
 var LANDING_MARGIN_MS;
-var init_rollback = __esm({
-  "src/run/rollback/rollback.ts"() {
+var init_from_journal = __esm({
+  "src/restore/recovery/from-journal.ts"() {
     "use strict";
     init_errors();
     init_compare();
@@ -68135,11 +68001,274 @@ var init_rollback = __esm({
     init_history_store();
     init_options();
     init_runs();
-    init_stop_live();
     init_model();
     init_entry();
     init_written_back();
     LANDING_MARGIN_MS = 2e3;
+  }
+});
+
+// src/restore/recovery/claim.ts
+function claimerOf(secret2) {
+  const raw = secret2.metadata.annotations?.[RECOVERING_BY_ANNOTATION];
+  if (!raw) return void 0;
+  const [host, pid] = raw.split(" ");
+  return holderOfAnnotations({ "kguard.dev/holder-host": host ?? "", "kguard.dev/holder-pid": pid ?? "" });
+}
+function describe2(holder) {
+  return `${holder.host} (pid ${holder.pid})`;
+}
+async function claimRecovery(target, self, limits, deps) {
+  const name = journalName(target.runId);
+  const started = deps.clock.now();
+  let seen = { since: started };
+  let lastClaimer;
+  for (; ; ) {
+    if (deps.signal?.aborted) throw new Error(`stopped while waiting for run ${target.runId} to be finished`);
+    const secret2 = await deps.kubectl.getObject("secrets", target.home, name);
+    if (!secret2 || target.uid !== void 0 && secret2.metadata.uid !== target.uid)
+      return { claimed: false, by: lastClaimer ? describe2(lastClaimer) : "another kguard" };
+    const claimer = claimerOf(secret2);
+    const now2 = deps.clock.now();
+    if (seen.resourceVersion !== secret2.metadata.resourceVersion)
+      seen = { resourceVersion: secret2.metadata.resourceVersion, since: now2 };
+    const state = claimer ? deps.probe(claimer) : "gone";
+    const mine = claimer && claimer.host === self.host && claimer.pid === self.pid;
+    const free = !claimer || mine || state === "gone" || state === "elsewhere" && now2 - seen.since > limits.standStillMs;
+    if (free) {
+      const annotations = { ...secret2.metadata.annotations, [RECOVERING_BY_ANNOTATION]: claimValue(self) };
+      const written2 = await deps.kubectl.replace(
+        { ...secret2, metadata: { ...secret2.metadata, annotations } },
+        secretPath(target.home, name),
+        limits.requestDeadlineMs
+      );
+      if (written2.ok) return { claimed: true };
+      if (written2.notFound) return { claimed: false, by: lastClaimer ? describe2(lastClaimer) : "another kguard" };
+      if (!written2.conflict)
+        throw new Error(`kguard could not claim run ${target.runId}'s journal: ${written2.message}`);
+      continue;
+    }
+    if (!lastClaimer) deps.onWait?.(describe2(claimer));
+    lastClaimer = claimer;
+    if (now2 - started > limits.deadlineMs)
+      throw new Error(
+        `run ${target.runId} is being finished by another kguard, ${describe2(claimer)}, which did not end within ${Math.round(limits.deadlineMs / 1e3)}s`
+      );
+    await deps.clock.sleep(POLL_MS, deps.signal);
+  }
+}
+function claimValue(holder) {
+  const annotations = holderAnnotations(holder);
+  return `${annotations["kguard.dev/holder-host"]} ${annotations["kguard.dev/holder-pid"]}`;
+}
+function claimRun(run, deadlineMs, deps, onWait) {
+  const journal = run.journal;
+  const home = journal.home ?? journal.namespace;
+  const uid = run.secrets.find((secret2) => secret2.namespace === home && secret2.name === journalName(run.runId))?.uid;
+  const restoreMs = (journal.requestTimeoutMs ?? 0) + deadlineMs + LEASE_DURATION_SECONDS * 1e3;
+  return claimRecovery(
+    { runId: run.runId, home, uid },
+    thisProcess(),
+    { standStillMs: restoreMs, deadlineMs: 2 * restoreMs, requestDeadlineMs: 3e4 },
+    { kubectl: deps.kubectl, clock: deps.clock, probe: deps.probe, signal: deps.signal, onWait }
+  );
+}
+var RECOVERING_BY_ANNOTATION, POLL_MS, secretPath;
+var init_claim2 = __esm({
+  "src/restore/recovery/claim.ts"() {
+    "use strict";
+    init_holder();
+    init_journal();
+    init_lease();
+    RECOVERING_BY_ANNOTATION = "kguard.dev/recovering-by";
+    POLL_MS = 1e3;
+    secretPath = (namespace, name) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`;
+  }
+});
+
+// src/run/rollback/stop-live.ts
+import { hostname as hostname2 } from "node:os";
+async function stopLiveRun(run, deadlineMs, deps) {
+  const startedAt = Date.now();
+  const by = `${hostname2()} (pid ${process.pid})`;
+  const asked = await requestStop(
+    deps.kubectl,
+    run.runId,
+    run.leases,
+    { at: (/* @__PURE__ */ new Date()).toISOString(), by },
+    Math.min(deadlineMs, 3e4)
+  );
+  if (asked === 0)
+    throw new KubectlError(
+      `run ${run.runId} is running (${run.liveness.why}), and kguard could not write a stop request on any of its Leases: check that you may update leases in namespace ${namespacesOf(run.leases)}, then kguard rollback ${run.runId} again, or stop its process.`
+    );
+  deps.reporter.emit({
+    kind: "stopping-run",
+    runId: run.runId,
+    step: "asked",
+    detail: `running (${run.liveness.why}): asked it to stop through its Lease; it restores what it changed and exits 130 (waiting up to ${Math.round(ANSWER_WAIT_MS / 1e3)}s for its answer)`
+  });
+  let answered = false;
+  let saidUnanswered = false;
+  const answerBy = startedAt + ANSWER_WAIT_MS;
+  const deadBy = startedAt + LEASE_DURATION_SECONDS * 1e3 + 3e4;
+  const still = standingStill();
+  for (; ; ) {
+    const leases = await readLeases(run.leases, deps);
+    if (leases.length === 0) {
+      deps.reporter.emit({
+        kind: "stopping-run",
+        runId: run.runId,
+        step: "ended",
+        detail: `ended ${Math.round((Date.now() - startedAt) / 100) / 10}s after the request`
+      });
+      return { ended: answered ? "answered" : "dead", waitedMs: Date.now() - startedAt };
+    }
+    if (!answered && leases.some((lease) => stopAnswerOf(lease))) {
+      answered = true;
+      deps.reporter.emit({
+        kind: "stopping-run",
+        runId: run.runId,
+        step: "answered",
+        detail: "answered: it is restoring what its apply changed; waiting for it to end"
+      });
+    }
+    const liveness = livenessOf(run.journal, leases, Date.now(), deps.probe);
+    if (liveness.state === "dead") return { ended: "dead", waitedMs: Date.now() - startedAt };
+    if (!answered && still(leases, deps.clock.now()) > LEASE_DURATION_SECONDS * 1e3) {
+      deps.reporter.emit({
+        kind: "stopping-run",
+        runId: run.runId,
+        step: "unanswered",
+        detail: `its Lease stood still for ${LEASE_DURATION_SECONDS}s (not renewed since the stop request): restoring it from its journal`
+      });
+      return { ended: "dead", waitedMs: Date.now() - startedAt };
+    }
+    const now2 = Date.now();
+    if (!answered && now2 > answerBy && !saidUnanswered) {
+      saidUnanswered = true;
+      deps.reporter.emit({
+        kind: "stopping-run",
+        runId: run.runId,
+        step: "unanswered",
+        detail: `did not answer within ${Math.round(ANSWER_WAIT_MS / 1e3)}s (${liveness.why}): kguard restores it from its journal once its Lease stands still (at most ${LEASE_DURATION_SECONDS}s)`
+      });
+    }
+    if (answered && now2 > startedAt + deadlineMs + 3e4 || !answered && now2 > deadBy)
+      throw new KubectlError(
+        answered ? `run ${run.runId} answered the stop request but did not end within --rollback-timeout (${Math.round(deadlineMs / 1e3)}s): kguard status shows it; run kguard rollback ${run.runId} again once it has ended.` : `run ${run.runId} neither answered the stop request nor stopped renewing its Lease (${liveness.why}): it may be an older kguard. Stop its process, then kguard rollback ${run.runId}; or kguard rollback ${run.runId} --force to restore it while it runs.`
+      );
+    await deps.clock.sleep(POLL_MS2);
+  }
+}
+function standingStill() {
+  let versions = "";
+  let since = 0;
+  return (leases, now2) => {
+    const seen = leases.map((lease) => `${lease.metadata.uid}/${lease.metadata.resourceVersion}`).join(",");
+    if (seen !== versions) {
+      versions = seen;
+      since = now2;
+    }
+    return now2 - since;
+  };
+}
+async function readLeases(leases, deps) {
+  const read = await Promise.all(
+    leases.map(
+      (lease) => deps.kubectl.getObject(LEASE_TYPE, lease.metadata.namespace ?? "", lease.metadata.name).catch(() => lease)
+    )
+  );
+  return read.filter((lease, index) => {
+    const seen = leases[index].metadata.uid;
+    return lease !== void 0 && (seen === void 0 || lease.metadata.uid === seen);
+  });
+}
+function namespacesOf(leases) {
+  return [...new Set(leases.map((lease) => lease.metadata.namespace ?? ""))].join(", ");
+}
+var ANSWER_WAIT_MS, POLL_MS2;
+var init_stop_live = __esm({
+  "src/run/rollback/stop-live.ts"() {
+    "use strict";
+    init_errors();
+    init_held_leases();
+    init_liveness();
+    init_lease();
+    init_stop();
+    ANSWER_WAIT_MS = 15e3;
+    POLL_MS2 = 500;
+  }
+});
+
+// src/run/rollback/rollback.ts
+var rollback_exports = {};
+__export(rollback_exports, {
+  runRollback: () => runRollback
+});
+async function runRollback(options, deps) {
+  const listed = await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe);
+  const runs = options.runLabel === void 0 ? listed : labelled(listed, options.runLabel);
+  if (runs.length === 0 && options.runLabel !== void 0 && options.runId === void 0)
+    return nothingToDo(
+      `no unfinished kguard run is labelled ${JSON.stringify(options.runLabel)}${options.namespace ? ` in namespace ${options.namespace}` : ""}: it finished or restored itself, or never wrote a journal. Nothing to roll back (kguard history lists finished runs; kguard undo undoes one).`
+    );
+  let run = pickRun(runs, options.runId, "rollback", options.force ?? false, true);
+  let stopped;
+  if (run.liveness.state === "live" && !options.force) {
+    stopped = (await stopLiveRun(run, options.deadlineMs, deps)).ended;
+    const after = (await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe)).find(
+      (candidate) => candidate.runId === run.runId && candidate.journal
+    );
+    if (!after) return { ...nothingToDo(""), runId: run.runId, stopped };
+    run = after;
+  }
+  const claimed = await claimTheRun(run, options, deps);
+  if ("finishedBy" in claimed)
+    return {
+      ...nothingToDo(
+        `run ${run.runId} was finished by ${claimed.finishedBy === ANOTHER ? ANOTHER : `another kguard, ${claimed.finishedBy},`} while this one waited: it restored the run from its journal and removed it; nothing is left to roll back`
+      ),
+      runId: run.runId,
+      finishedBy: claimed.finishedBy,
+      ...stopped ? { stopped } : {}
+    };
+  const restored = await restoreFromJournal(claimed.run, options, deps);
+  return { ...restored, ...stopped ? { stopped } : {} };
+}
+function labelled(runs, label) {
+  return runs.filter((run) => run.journal?.runLabel === label && run.liveness.state !== "finished");
+}
+function nothingToDo(nothing) {
+  return { runId: "", restored: 0, untouched: 0, needsPerson: 0, results: /* @__PURE__ */ new Map(), nothing };
+}
+async function claimTheRun(run, options, deps) {
+  if (run.liveness.state === "live") return { run };
+  const home = run.journal.home ?? run.journal.namespace;
+  if (!run.secrets.some((secret2) => secret2.namespace === home && secret2.name === journalName(run.runId)))
+    return { run };
+  const claim = await claimRun(
+    run,
+    options.deadlineMs,
+    deps,
+    (by) => deps.reporter.emit({ kind: "rollback-claimed", runId: run.runId, by })
+  );
+  if (!claim.claimed) return { finishedBy: claim.by };
+  const now2 = (await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe)).find(
+    (candidate) => candidate.runId === run.runId && candidate.journal
+  );
+  return now2 ? { run: now2 } : { finishedBy: ANOTHER };
+}
+var ANOTHER;
+var init_rollback = __esm({
+  "src/run/rollback/rollback.ts"() {
+    "use strict";
+    init_journal();
+    init_runs();
+    init_from_journal();
+    init_claim2();
+    init_stop_live();
+    ANOTHER = "another kguard";
   }
 });
 
@@ -68546,6 +68675,7 @@ async function rollbackRun(runId, { parts, session, raw, kubectl, recorder, dead
       runId: result.runId || null,
       exitCode,
       stopped: result.stopped ?? null,
+      finishedBy: result.finishedBy ?? null,
       restored: 0,
       untouched: 0,
       needsPerson: 0,
@@ -69942,9 +70072,552 @@ var init_limits = __esm({
   }
 });
 
-// src/manifests/size-stream.ts
+// src/manifests/json-size.ts
 import { createReadStream as createReadStream2 } from "node:fs";
+function isBase64(code) {
+  return code >= 65 && code <= 90 || code >= 97 && code <= 122 || code >= 48 && code <= 57 || code === 43 || code === 47 || code === 45 || code === 95;
+}
+async function oversizedInJson(path17, where2, bytes3) {
+  const sizer = new JsonSizer();
+  try {
+    for await (const chunk of createReadStream2(path17, { highWaterMark: 1024 * 1024 }))
+      sizer.add(chunk);
+    return sizer.end(where2);
+  } catch (error2) {
+    if (!(error2 instanceof SyntaxError)) throw error2;
+    return bytes3 > 3 * MAX_REQUEST_BODY_BYTES ? [{ where: where2, problem: requestProblem(bytes3, "its text alone is") }] : [];
+  }
+}
+function problemsOf(judged, body, where2) {
+  const { apiVersion, kind, name } = judged.head;
+  const named = { where: where2, kind, name };
+  if (apiVersion === "v1" && (kind === "ConfigMap" || kind === "Secret")) {
+    const { data, binaryData, stringData } = judged.data;
+    const bytes3 = kind === "Secret" ? (data?.decoded ?? 0) + (stringData?.plain ?? 0) : (data?.plain ?? 0) + (binaryData?.decoded ?? 0);
+    if (bytes3 > MAX_DATA_BYTES) return [{ ...named, problem: dataProblem(bytes3, kind) }];
+  }
+  return body > MAX_REQUEST_BODY_BYTES ? [{ ...named, problem: requestProblem(body, "as JSON it is") }] : [];
+}
+var KEPT_CHARS, DATA_FIELDS, ALPHABET_RUN, LITERAL_BYTE, JsonString, ESCAPED_CONTROLS, JsonSizer, SIMPLE_ESCAPES;
+var init_json_size = __esm({
+  "src/manifests/json-size.ts"() {
+    "use strict";
+    init_limits();
+    KEPT_CHARS = 1024;
+    DATA_FIELDS = /* @__PURE__ */ new Set(["data", "binaryData", "stringData"]);
+    ALPHABET_RUN = /^[A-Za-z0-9+/_-]*$/;
+    LITERAL_BYTE = /[-+.0-9a-zA-Z]/;
+    JsonString = class {
+      text = "";
+      kept = true;
+      /** UTF-8 bytes of the decoded string (Buffer.byteLength). */
+      utf8 = 0;
+      /** Bytes of JSON.stringify(string), quotes included. */
+      json = 2;
+      /** base64 characters before the first `=` (Buffer.from(value, 'base64') skips the others). */
+      base64 = 0;
+      padded = false;
+      /** A high surrogate waiting for its low one. */
+      high = false;
+      /** One UTF-16 code unit, from an ASCII byte or a `\\` escape. */
+      unit(code) {
+        this.keep(String.fromCharCode(code));
+        if (code >= 56320 && code <= 57343 && this.high) {
+          this.high = false;
+          this.utf8 += 4;
+          this.json += 4;
+          return;
+        }
+        this.settleHigh();
+        if (code >= 55296 && code <= 56319) {
+          this.high = true;
+          return;
+        }
+        if (code >= 56320 && code <= 57343) {
+          this.utf8 += 3;
+          this.json += 6;
+          return;
+        }
+        const bytes3 = code < 128 ? 1 : code < 2048 ? 2 : 3;
+        this.utf8 += bytes3;
+        this.json += code === 34 || code === 92 || ESCAPED_CONTROLS.has(code) ? 2 : code < 32 ? 6 : bytes3;
+        if (code === 61) this.padded = true;
+        else if (!this.padded && isBase64(code)) this.base64 += 1;
+      }
+      /** A character written in UTF-8 in the file: as many bytes in the value and in JSON. */
+      utf8Char(bytes3) {
+        this.settleHigh();
+        this.keep(bytes3.toString("utf8"));
+        this.utf8 += bytes3.length;
+        this.json += bytes3.length;
+      }
+      /** A run of base64's alphabet (most of a big value): each byte one character, one byte in JSON. */
+      run(text2) {
+        this.settleHigh();
+        this.keep(text2);
+        this.utf8 += text2.length;
+        this.json += text2.length;
+        if (!this.padded) this.base64 += text2.length;
+      }
+      keep(text2) {
+        if (!this.kept) return;
+        if (this.text.length + text2.length > KEPT_CHARS) {
+          this.kept = false;
+          this.text = "";
+        } else this.text += text2;
+      }
+      end() {
+        this.settleHigh();
+      }
+      /** The bytes Buffer.from(value, 'base64') gives: 3 for every 4 characters of its alphabet. */
+      decoded() {
+        return Math.floor(this.base64 * 3 / 4);
+      }
+      settleHigh() {
+        if (!this.high) return;
+        this.high = false;
+        this.utf8 += 3;
+        this.json += 6;
+      }
+    };
+    ESCAPED_CONTROLS = /* @__PURE__ */ new Set([8, 9, 10, 12, 13]);
+    JsonSizer = class {
+      /** JSON.stringify's bytes of everything read so far. */
+      total = 0;
+      stack = [];
+      top;
+      done = false;
+      string;
+      isKey = false;
+      escape;
+      utf8Left = 0;
+      utf8 = [];
+      literal = "";
+      add(chunk) {
+        let index = 0;
+        let slash = -1;
+        while (index < chunk.length) {
+          const b = chunk[index];
+          if (this.string && this.utf8Left === 0 && this.escape === void 0 && b !== 34 && b !== 92) {
+            const quote = chunk.indexOf(34, index);
+            if (slash < index) {
+              const found = chunk.indexOf(92, index);
+              slash = found === -1 ? chunk.length : found;
+            }
+            const stop = Math.min(quote === -1 ? chunk.length : quote, slash);
+            const text2 = chunk.toString("latin1", index, stop);
+            if (stop - index > 16 && ALPHABET_RUN.test(text2)) {
+              this.string.run(text2);
+              index = stop;
+              continue;
+            }
+          }
+          if (this.string) this.inString(b);
+          else if (this.literal !== "" && LITERAL_BYTE.test(String.fromCharCode(b))) this.literal += String.fromCharCode(b);
+          else {
+            if (this.literal !== "") this.endLiteral();
+            this.structural(b);
+          }
+          index += 1;
+        }
+      }
+      end(where2) {
+        if (this.literal !== "") this.endLiteral();
+        if (!this.done || this.string) throw new SyntaxError("unexpected end of JSON");
+        const top = this.top;
+        if (!top) return [];
+        if (top.head.kind?.endsWith("List") && top.hasItems) return top.items.map((item) => ({ ...item, where: where2 }));
+        return problemsOf(top, this.total - top.start, where2);
+      }
+      structural(b) {
+        if (b === 32 || b === 10 || b === 13 || b === 9) return;
+        if (this.done) throw new SyntaxError("more after the JSON value");
+        const frame = this.stack.at(-1);
+        if (b === 44) {
+          if (!frame || frame.count === 0) throw new SyntaxError("unexpected ,");
+          this.total += 1;
+          return;
+        }
+        if (b === 58) {
+          this.total += 1;
+          return;
+        }
+        if (b === 125 || b === 93) {
+          if (!frame || frame.array !== (b === 93)) throw new SyntaxError("unexpected end of a container");
+          this.stack.pop();
+          this.total += 1;
+          if (frame.judged) this.endJudged(frame.judged);
+          this.valueDone();
+          return;
+        }
+        if (b === 34) {
+          this.string = new JsonString();
+          this.isKey = frame !== void 0 && !frame.array && !this.keyRead;
+          return;
+        }
+        if (b === 123 || b === 91) {
+          this.total += 1;
+          this.open(b === 91);
+          return;
+        }
+        if (/[-0-9tfn]/.test(String.fromCharCode(b))) {
+          this.literal = String.fromCharCode(b);
+          return;
+        }
+        throw new SyntaxError(`unexpected byte ${b}`);
+      }
+      /** In the innermost object, a key was read and its value not yet. */
+      keyRead = false;
+      open(array) {
+        const parent = this.stack.at(-1);
+        const frame = { array, count: 0, key: void 0 };
+        if (parent) parent.count += 1;
+        const owner = parent?.judged;
+        const key = parent?.key;
+        if (!parent) {
+          if (!array) this.top = frame.judged = this.newJudged();
+        } else if (parent.role === "items") {
+          if (!array) frame.judged = this.newJudged();
+        } else if (owner && key !== void 0) {
+          if (!array && key === "metadata") Object.assign(frame, { role: "metadata", owner });
+          else if (!array && DATA_FIELDS.has(key)) Object.assign(frame, { role: "data", field: key, owner });
+          else if (array && key === "items" && owner === this.top) {
+            owner.hasItems = true;
+            Object.assign(frame, { role: "items", owner });
+          }
+        }
+        this.keyRead = false;
+        this.stack.push(frame);
+      }
+      newJudged() {
+        return { start: this.total - 1, head: {}, data: {}, hasItems: false, items: [] };
+      }
+      endJudged(judged) {
+        if (judged === this.top) return;
+        const owner = this.top;
+        if (owner) owner.items.push(...problemsOf(judged, this.total - judged.start, ""));
+      }
+      /** A value ended: the object's next entry may start. */
+      valueDone() {
+        const frame = this.stack.at(-1);
+        if (!frame) {
+          this.done = true;
+          return;
+        }
+        if (!frame.array) {
+          frame.key = void 0;
+          this.keyRead = false;
+        }
+      }
+      inString(b) {
+        const string = this.string;
+        if (this.utf8Left > 0) {
+          this.utf8.push(b);
+          this.utf8Left -= 1;
+          if (this.utf8Left === 0) string.utf8Char(Buffer.from(this.utf8));
+          return;
+        }
+        if (this.escape !== void 0) this.inEscape(string, b);
+        else if (b === 34) this.endString(string);
+        else if (b === 92) this.escape = "";
+        else if (b < 32) throw new SyntaxError("a control character in a string");
+        else if (b < 128) string.unit(b);
+        else {
+          this.utf8 = [b];
+          this.utf8Left = (b >= 240 ? 4 : b >= 224 ? 3 : 2) - 1;
+        }
+      }
+      inEscape(string, b) {
+        const char = String.fromCharCode(b);
+        if (this.escape === "") {
+          const simple = SIMPLE_ESCAPES[char];
+          if (simple !== void 0) {
+            this.escape = void 0;
+            string.unit(simple);
+          } else if (char === "u") this.escape = "u";
+          else throw new SyntaxError("a bad escape");
+          return;
+        }
+        if (!/[0-9a-fA-F]/.test(char)) throw new SyntaxError("a bad \\u escape");
+        const sequence = `${this.escape}${char}`;
+        this.escape = sequence.length < 5 ? sequence : void 0;
+        if (sequence.length === 5) string.unit(Number.parseInt(sequence.slice(1), 16));
+      }
+      endString(string) {
+        string.end();
+        this.string = void 0;
+        const frame = this.stack.at(-1);
+        this.total += string.json;
+        if (this.isKey && frame) {
+          frame.count += 1;
+          frame.key = string.kept ? string.text : void 0;
+          this.keyRead = true;
+          return;
+        }
+        if (frame?.array) frame.count += 1;
+        if (frame) this.stringValue(frame, string);
+        this.valueDone();
+      }
+      stringValue(frame, string) {
+        const key = frame.key;
+        if (frame.judged && string.kept && (key === "apiVersion" || key === "kind")) frame.judged.head[key] = string.text;
+        if (frame.role === "metadata" && key === "name" && string.kept) frame.owner.head.name = string.text;
+        if (frame.role === "data") {
+          const sums = frame.owner.data[frame.field] ??= { plain: 0, decoded: 0 };
+          sums.plain += string.utf8;
+          sums.decoded += string.decoded();
+        }
+      }
+      endLiteral() {
+        const text2 = this.literal;
+        this.literal = "";
+        const frame = this.stack.at(-1);
+        let bytes3;
+        if (text2 === "true" || text2 === "false" || text2 === "null") bytes3 = text2.length;
+        else if (/^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$/.test(text2)) bytes3 = JSON.stringify(Number(text2)).length;
+        else throw new SyntaxError(`unexpected ${text2.slice(0, 20)}`);
+        this.total += bytes3;
+        if (frame?.array) frame.count += 1;
+        this.valueDone();
+      }
+    };
+    SIMPLE_ESCAPES = {
+      '"': 34,
+      "\\": 92,
+      "/": 47,
+      b: 8,
+      f: 12,
+      n: 10,
+      r: 13,
+      t: 9
+    };
+  }
+});
+
+// src/manifests/lines.ts
+import { closeSync, createReadStream as createReadStream3, openSync as openSync2, readSync } from "node:fs";
+function byteSet(chars) {
+  const set = new Array(256).fill(false);
+  for (const char of chars) set[char.charCodeAt(0)] = true;
+  return set;
+}
+async function* linesOf(path17) {
+  let pieces = [];
+  let gathered = 0;
+  let scan;
+  let lineStart = 0;
+  let offset = 0;
+  const gather = (piece) => {
+    if (scan) scan.add(piece);
+    else {
+      pieces.push(piece);
+      gathered += piece.length;
+      if (gathered <= LONG_LINE_BYTES) return;
+      scan = new LineScan(path17, lineStart, Buffer.concat(pieces, Math.min(gathered, HEAD_BYTES)));
+      for (const kept of pieces) scan.add(kept);
+      pieces = [];
+    }
+  };
+  const take = () => {
+    if (scan) {
+      const line2 = scan.end();
+      scan = void 0;
+      gathered = 0;
+      return line2;
+    }
+    const line = pieces.length === 1 ? pieces[0] : Buffer.concat(pieces);
+    pieces = [];
+    gathered = 0;
+    return line[line.length - 1] === 13 ? line.subarray(0, line.length - 1) : line;
+  };
+  for await (const chunk of createReadStream3(path17, { highWaterMark: 1024 * 1024 })) {
+    let start = 0;
+    for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
+      gather(chunk.subarray(start, end));
+      yield take();
+      start = end + 1;
+      lineStart = offset + start;
+    }
+    if (start < chunk.length) gather(chunk.subarray(start));
+    offset += chunk.length;
+  }
+  if (pieces.length > 0 || scan) yield take();
+}
+function viewOf(line) {
+  return line instanceof LongLine ? Buffer.from(line.head) : line;
+}
+function firstNonSpace(line) {
+  let index = 0;
+  while (index < line.length && (line[index] === 32 || line[index] === 9)) index++;
+  return index;
+}
+function isBlank(line) {
+  const first = firstNonSpace(line);
+  return first === line.length || line[first] === 35;
+}
+var LONG_LINE_BYTES, HEAD_BYTES, LongValue, LongLine, ENTRY_HEAD, LineScan, ALPHABET, DIGITS, BASE64, NUMBERISH;
+var init_lines = __esm({
+  "src/manifests/lines.ts"() {
+    "use strict";
+    LONG_LINE_BYTES = 4 * 1024 * 1024;
+    HEAD_BYTES = 4096;
+    LongValue = class {
+      constructor(line, valueStart, bytes3, json, base64Bytes2) {
+        this.line = line;
+        this.valueStart = valueStart;
+        this.bytes = bytes3;
+        this.json = json;
+        this.base64Bytes = base64Bytes2;
+      }
+      line;
+      valueStart;
+      bytes;
+      json;
+      base64Bytes;
+      base64() {
+        return this.base64Bytes ?? Buffer.from(this.text(), "base64").length;
+      }
+      text() {
+        return this.line.text().slice(this.valueStart, this.valueStart + this.bytes);
+      }
+    };
+    LongLine = class {
+      constructor(path17, start, length, head) {
+        this.path = path17;
+        this.start = start;
+        this.length = length;
+        this.head = head;
+      }
+      path;
+      start;
+      length;
+      head;
+      /** `key: value` of a plain string, at this indentation; undefined for anything else. */
+      value;
+      /** The whole line, read back from the file (the price of a line the scan could not judge). */
+      text() {
+        const bytes3 = Buffer.allocUnsafe(this.length);
+        const fd = openSync2(this.path, "r");
+        try {
+          let read = 0;
+          while (read < this.length) {
+            const got = readSync(fd, bytes3, read, this.length - read, this.start + read);
+            if (got === 0) break;
+            read += got;
+          }
+          return bytes3.toString("utf8", 0, read);
+        } finally {
+          closeSync(fd);
+        }
+      }
+    };
+    ENTRY_HEAD = /^( *)([A-Za-z0-9._/-]+): (?:[^\s!&*|>'"%@`{}[\],#?:-]|-[^\s])/;
+    LineScan = class {
+      /** `head`: the line's first bytes (up to HEAD_BYTES of them); `start`: where the line starts in the file. */
+      constructor(path17, start, head) {
+        this.path = path17;
+        this.start = start;
+        this.head = head.subarray(0, HEAD_BYTES).toString("utf8");
+        const match = ENTRY_HEAD.exec(head.subarray(0, HEAD_BYTES).toString("latin1"));
+        const [, spaces, key] = match ?? [];
+        this.entry = match ? { indent: spaces.length, key, valueStart: spaces.length + key.length + 2 } : void 0;
+        this.plain = match !== null && !/^0[xo]/.test(this.head.slice(this.entry.valueStart));
+      }
+      path;
+      start;
+      head;
+      length = 0;
+      entry;
+      plain;
+      previous = 0;
+      /** A CR in the value: its line end if nothing follows it (linesOf drops it), else no plain string. */
+      cr = false;
+      /** The line's last byte so far is a CR. */
+      endsInCr = false;
+      trailingSpaces = 0;
+      lastOther = 0;
+      escapes = 0;
+      base64Chars = 0;
+      padding = 0;
+      base64Clean = true;
+      numberish = true;
+      /** The line's next bytes, in order, from its first. */
+      add(piece) {
+        const skip2 = Math.max(0, (this.entry?.valueStart ?? 0) - this.length);
+        this.length += piece.length;
+        if (piece.length > 0) this.endsInCr = piece[piece.length - 1] === 13;
+        if (!this.plain || skip2 >= piece.length) return;
+        const rest = piece.subarray(skip2);
+        const text2 = rest.toString("latin1");
+        if (!this.cr && this.padding === 0 && ALPHABET.test(text2)) {
+          this.base64Chars += rest.length;
+          if (this.numberish && !DIGITS.test(text2)) this.numberish = false;
+          this.trailingSpaces = 0;
+          this.previous = this.lastOther = rest[rest.length - 1];
+          return;
+        }
+        for (let index = 0; this.plain && index < rest.length; index++) this.byte(rest[index]);
+      }
+      end() {
+        const length = this.endsInCr ? this.length - 1 : this.length;
+        const line = new LongLine(this.path, this.start, length, this.head);
+        const entry = this.entry;
+        if (!entry || !this.plain || this.numberish || this.lastOther === 58) return line;
+        const bytes3 = length - entry.valueStart - this.trailingSpaces;
+        const base64 = this.base64Clean && this.padding <= 2 ? Math.floor(this.base64Chars * 3 / 4) : void 0;
+        line.value = {
+          indent: entry.indent,
+          key: entry.key,
+          value: new LongValue(line, entry.valueStart, bytes3, bytes3 + 2 + this.escapes, base64)
+        };
+        return line;
+      }
+      byte(b) {
+        if (this.cr) {
+          this.plain = false;
+          return;
+        }
+        if (b === 13) {
+          this.cr = true;
+          return;
+        }
+        if (b < 32 || b > 126) {
+          this.plain = false;
+          return;
+        }
+        if (b === 32 && this.previous === 58 || b === 35 && this.previous === 32) {
+          this.plain = false;
+          return;
+        }
+        this.previous = b;
+        if (b === 32) {
+          this.trailingSpaces += 1;
+          this.base64Clean = false;
+          this.numberish = false;
+          return;
+        }
+        this.trailingSpaces = 0;
+        this.lastOther = b;
+        if (b === 34 || b === 92) this.escapes += 1;
+        if (!NUMBERISH[b]) this.numberish = false;
+        if (b === 61) this.padding += 1;
+        else if (BASE64[b] && this.padding === 0) this.base64Chars += 1;
+        else this.base64Clean = false;
+      }
+    };
+    ALPHABET = /^[A-Za-z0-9+/_-]*$/;
+    DIGITS = /^[0-9+eE-]*$/;
+    BASE64 = byteSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_");
+    NUMBERISH = byteSet("0123456789+-.eE");
+  }
+});
+
+// src/manifests/size-stream.ts
+import { createReadStream as createReadStream4 } from "node:fs";
+import { stat as stat4 } from "node:fs/promises";
 async function oversizedInFile(path17, origin) {
+  const size = (await stat4(path17)).size;
+  if (size > WHOLE_BYTES && await startsAsJson(path17)) return oversizedInJson(path17, origin, size);
   const found = [];
   let documents = 0;
   let json;
@@ -69956,9 +70629,10 @@ async function oversizedInFile(path17, origin) {
     if (problems.length > 0) found.push({ index: documents, problems });
   };
   for await (const line of linesOf(path17)) {
-    if (json === void 0 && !isBlank(line)) json = line[firstNonSpace(line)] === 123;
-    if (!json && line[0] === 45 && line[1] === 45 && line[2] === 45) {
-      const rest = line.subarray(3).toString("utf8").trim();
+    const view = viewOf(line);
+    if (json === void 0 && !isBlank(view)) json = view[firstNonSpace(view)] === 123;
+    if (!json && view[0] === 45 && view[1] === 45 && view[2] === 45) {
+      const rest = (line instanceof LongLine ? line.text() : line.toString("utf8")).slice(3).trim();
       end();
       current2 = new DocumentSizer(false);
       if (rest !== "" && !rest.startsWith("#")) current2.add(Buffer.from(rest));
@@ -69972,33 +70646,34 @@ async function oversizedInFile(path17, origin) {
     ({ index, problems }) => problems.map((problem) => ({ ...problem, where: documents > 1 ? `${origin} (document ${index})` : origin }))
   );
 }
-async function* linesOf(path17) {
-  let pieces = [];
-  for await (const chunk of createReadStream2(path17, { highWaterMark: 1024 * 1024 })) {
-    let start = 0;
-    for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
-      const piece = chunk.subarray(start, end);
-      const line = pieces.length > 0 ? Buffer.concat([...pieces, piece]) : piece;
-      pieces = [];
-      yield line[line.length - 1] === 13 ? line.subarray(0, line.length - 1) : line;
-      start = end + 1;
+async function startsAsJson(path17) {
+  for await (const chunk of createReadStream4(path17, { highWaterMark: 64 * 1024 })) {
+    for (let index = 0; index < chunk.length; index++) {
+      const b = chunk[index];
+      if (b === 32 || b >= 9 && b <= 13 || b === 239 || b === 187 || b === 191) continue;
+      return b === 123;
     }
-    if (start < chunk.length) pieces.push(chunk.subarray(start));
   }
-  if (pieces.length > 0) yield Buffer.concat(pieces);
+  return false;
 }
-function firstNonSpace(line) {
-  let index = 0;
-  while (index < line.length && (line[index] === 32 || line[index] === 9)) index++;
-  return index;
+function textOf2(line) {
+  return typeof line === "string" ? line : line.text();
 }
-function isBlank(line) {
-  const first = firstNonSpace(line);
-  return first === line.length || line[first] === 35;
+function headOf3(line) {
+  return typeof line === "string" ? line : line.head;
+}
+function bytesOf(line) {
+  return typeof line === "string" ? Buffer.byteLength(line) : line.length;
 }
 function plainEntries(lines) {
   const entries2 = {};
   for (const line of lines) {
+    if (typeof line !== "string") {
+      const long = line.long.value;
+      if (long?.indent !== line.cut) return void 0;
+      entries2[long.key] = long.value;
+      continue;
+    }
     if (line.trim() === "") continue;
     const match = PLAIN_ENTRY.exec(line);
     if (!match) return void 0;
@@ -70017,11 +70692,22 @@ function readYaml(text2) {
   }
 }
 function jsonBytes(value) {
+  if (value instanceof LongValue) return value.json;
   if (typeof value === "string" && !NEEDS_ESCAPE.test(value)) return Buffer.byteLength(value) + 2;
   return Buffer.byteLength(JSON.stringify(value) ?? "null");
 }
+function plainBytes(value) {
+  return typeof value === "string" ? Buffer.byteLength(value) : value.bytes;
+}
+function base64Bytes(value) {
+  return typeof value === "string" ? Buffer.from(value, "base64").length : value.base64();
+}
+function isBlankText(line) {
+  const trimmed = line.trim();
+  return trimmed === "" || trimmed.startsWith("#");
+}
 function isRecord2(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof LongValue);
 }
 var import_yaml10, WHOLE_BYTES, PART_BYTES, DocumentSizer, EntryBatches, PLAIN_ENTRY, NOT_A_STRING, NEEDS_ESCAPE;
 var init_size_stream = __esm({
@@ -70029,6 +70715,8 @@ var init_size_stream = __esm({
     "use strict";
     import_yaml10 = __toESM(require_dist(), 1);
     init_limits();
+    init_json_size();
+    init_lines();
     init_quick_look();
     WHOLE_BYTES = 4 * 1024 * 1024;
     PART_BYTES = 1024 * 1024;
@@ -70052,33 +70740,33 @@ var init_size_stream = __esm({
       add(raw) {
         const bytes3 = raw.length + 1;
         this.bytes += bytes3;
-        if (!this.hasContent && !isBlank(raw)) this.hasContent = true;
+        if (!this.hasContent && !isBlank(viewOf(raw))) this.hasContent = true;
         if (this.pending) {
           this.pending.push(raw);
           if (this.bytes <= PARSE_ABOVE_BYTES) return;
           const kept = this.pending;
           this.pending = void 0;
-          for (const line of kept) this.addText(line.toString("utf8"));
+          for (const line of kept) this.addText(line instanceof LongLine ? line : line.toString("utf8"));
           return;
         }
-        this.addText(raw.toString("utf8"));
+        this.addText(raw instanceof LongLine ? raw : raw.toString("utf8"));
       }
       addText(line) {
         if (this.whole) {
           this.whole.push(line);
-          this.wholeBytes += Buffer.byteLength(line) + 1;
+          this.wholeBytes += bytesOf(line) + 1;
           if (this.json || this.wholeBytes <= WHOLE_BYTES) return;
           const kept = this.whole;
           this.whole = void 0;
-          for (const keptLine of kept) this.partLine(keptLine, Buffer.byteLength(keptLine) + 1);
+          for (const keptLine of kept) this.partLine(keptLine, bytesOf(keptLine) + 1);
           return;
         }
-        this.partLine(line, Buffer.byteLength(line) + 1);
+        this.partLine(line, bytesOf(line) + 1);
       }
       /** What the API server would refuse of this document (`where` is set by the caller). */
       verdict() {
         if (this.bytes <= PARSE_ABOVE_BYTES) return [];
-        if (this.whole) return oversizedInDocument(this.whole.join("\n"), this.json, "");
+        if (this.whole) return oversizedInDocument(this.whole.map(textOf2).join("\n"), this.json, "");
         this.closePart();
         if (this.unreadable)
           return this.bytes > 3 * MAX_REQUEST_BODY_BYTES ? [{ where: "", problem: requestProblem(this.bytes, "its text alone is") }] : [];
@@ -70097,10 +70785,11 @@ var init_size_stream = __esm({
       }
       partLine(line, bytes3) {
         if (this.unreadable) return;
-        if (/^[^\s#]/.test(line) && !line.startsWith("...")) {
+        const head = headOf3(line);
+        if (/^[^\s#]/.test(head) && !head.startsWith("...")) {
           this.closePart();
-          if (line.startsWith("- ") || line === "-" || line.startsWith("[") || line.startsWith("{")) this.unreadable = true;
-          this.part = { key: line, lines: [line], bytes: bytes3 };
+          if (head.startsWith("- ") || head === "-" || head.startsWith("[") || head.startsWith("{")) this.unreadable = true;
+          this.part = { key: head, lines: [line], bytes: bytes3 };
           return;
         }
         const part = this.part;
@@ -70127,9 +70816,11 @@ var init_size_stream = __esm({
           this.jsonBytes += 1;
           return;
         }
-        const value = readYaml(part.lines.join("\n"));
+        const content = part.lines.filter((line) => !isBlankText(headOf3(line)));
+        const long = content.length === 1 && content[0] instanceof LongLine ? content[0].value : void 0;
+        const value = long?.indent === 0 ? { [long.key]: long.value } : readYaml(part.lines.map(textOf2).join("\n"));
         if (!isRecord2(value)) {
-          if (part.lines.some((line) => line.trim() !== "" && !line.trim().startsWith("#"))) this.unreadable = true;
+          if (content.length > 0) this.unreadable = true;
           return;
         }
         for (const [key, inner] of Object.entries(value)) this.countKey(key, inner);
@@ -70170,11 +70861,11 @@ var init_size_stream = __esm({
       countData(field, values) {
         if (!isRecord2(values)) return;
         for (const value of Object.values(values)) {
-          if (typeof value !== "string") continue;
+          if (typeof value !== "string" && !(value instanceof LongValue)) continue;
           if (field === "data") {
-            this.data.plain += Buffer.byteLength(value);
-            if (this.head.kind !== "ConfigMap") this.data.decoded += Buffer.from(value, "base64").length;
-          } else this.data.other += field === "binaryData" ? Buffer.from(value, "base64").length : Buffer.byteLength(value);
+            this.data.plain += plainBytes(value);
+            if (this.head.kind !== "ConfigMap") this.data.decoded += base64Bytes(value);
+          } else this.data.other += field === "binaryData" ? base64Bytes(value) : plainBytes(value);
         }
       }
     };
@@ -70188,12 +70879,14 @@ var init_size_stream = __esm({
       bytes = 0;
       first = true;
       add(line) {
-        const trimmed = line.trim();
-        const indent = line.length - line.trimStart().length;
+        const head = headOf3(line);
+        const trimmed = head.trim();
+        const indent = head.length - head.trimStart().length;
         const content = trimmed !== "" && !trimmed.startsWith("#");
         if (this.indent === void 0 && content) this.indent = indent;
         if (content && indent === this.indent && this.bytes > PART_BYTES) this.flush();
-        this.batch.push(line.slice(Math.min(this.indent ?? 0, indent)));
+        const cut = Math.min(this.indent ?? 0, indent);
+        this.batch.push(typeof line === "string" ? line.slice(cut) : { long: line, cut });
         this.bytes += line.length + 1;
       }
       end() {
@@ -70204,8 +70897,12 @@ var init_size_stream = __esm({
         const lines = this.batch;
         this.batch = [];
         this.bytes = 0;
-        const values = plainEntries(lines) ?? readYaml(lines.join("\n"));
-        const text2 = values === void 0 ? lines.join("\n") : "";
+        let values = plainEntries(lines);
+        let text2 = "";
+        if (values === void 0) {
+          text2 = lines.map((line) => typeof line === "string" ? line : line.long.text().slice(line.cut)).join("\n");
+          values = readYaml(text2);
+        }
         if (values === void 0 && !/\S/.test(text2.replace(/^\s*#.*$/gm, ""))) return;
         this.onBatch(values, this.first);
         this.first = false;
@@ -70219,7 +70916,7 @@ var init_size_stream = __esm({
 
 // src/manifests/inputs.ts
 import { createHash } from "node:crypto";
-import { mkdtemp as mkdtemp2, readFile as readFile5, rm as rm2, stat as stat4, writeFile as writeFile2 } from "node:fs/promises";
+import { mkdtemp as mkdtemp2, readFile as readFile5, rm as rm2, stat as stat5, writeFile as writeFile2 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
 import path13 from "node:path";
 async function prepareInputs(input, deps) {
@@ -70271,7 +70968,7 @@ function urlExtension(url) {
 }
 async function requireExisting(filename, flag) {
   try {
-    return await stat4(filename);
+    return await stat5(filename);
   } catch {
     throw new InputError(
       `${flag} ${filename}: no such file or directory. Check the path (relative paths start at ${process.cwd()}); nothing was applied.`
@@ -70746,7 +71443,7 @@ async function understandPlan(plan, options, deps) {
         said2[index].push({
           kind: "phase-deferred",
           phase: part.phase ?? "main",
-          documents: describe2(part),
+          documents: describe3(part),
           dryRun: options.dryRun !== void 0
         });
       }
@@ -70761,7 +71458,7 @@ async function understandPlan(plan, options, deps) {
         said2[plan.parts.indexOf(part)].push({
           kind: "phase-deferred",
           phase: part.phase ?? "main",
-          documents: describe2(part),
+          documents: describe3(part),
           dryRun: options.dryRun !== void 0
         });
   } finally {
@@ -70806,7 +71503,7 @@ async function readLater(part, plan, known, options, deps) {
       if (!(error2 instanceof NotReadableYet)) throw error2;
       if (deps.clock.now() - startedAt >= patienceMs) {
         throw new KubectlError(
-          `kubectl still cannot read ${describe2(part).join(", ")} ${Math.round(patienceMs / 1e3)}s after their CustomResourceDefinitions were Established: ${errorLines(error2.stderr).join("; ")}. Next: check the CRDs (kubectl get crd) and the API server's discovery`
+          `kubectl still cannot read ${describe3(part).join(", ")} ${Math.round(patienceMs / 1e3)}s after their CustomResourceDefinitions were Established: ${errorLines(error2.stderr).join("; ")}. Next: check the CRDs (kubectl get crd) and the API server's discovery`
         );
       }
       await deps.clock.sleep(wait);
@@ -70832,7 +71529,7 @@ function unknownKindsOnly(stderr) {
     )
   );
 }
-function describe2(part) {
+function describe3(part) {
   return part.documents.map(
     (document2) => `${document2.kind ?? "object"}${document2.name ? ` "${document2.name}"` : ""} (${document2.where})`
   );
@@ -73309,72 +74006,7 @@ var init_preview = __esm({
   }
 });
 
-// src/run/rollback/claim.ts
-function claimerOf(secret2) {
-  const raw = secret2.metadata.annotations?.[RECOVERING_BY_ANNOTATION];
-  if (!raw) return void 0;
-  const [host, pid] = raw.split(" ");
-  return holderOfAnnotations({ "kguard.dev/holder-host": host ?? "", "kguard.dev/holder-pid": pid ?? "" });
-}
-function describe3(holder) {
-  return `${holder.host} (pid ${holder.pid})`;
-}
-async function claimRecovery(target, self, limits, deps) {
-  const name = journalName(target.runId);
-  const started = deps.clock.now();
-  let seen = { since: started };
-  let lastClaimer;
-  for (; ; ) {
-    if (deps.signal?.aborted) throw new Error(`stopped while waiting for run ${target.runId} to be finished`);
-    const secret2 = await deps.kubectl.getObject("secrets", target.home, name);
-    if (!secret2 || target.uid !== void 0 && secret2.metadata.uid !== target.uid)
-      return { claimed: false, by: lastClaimer ? describe3(lastClaimer) : "another kguard" };
-    const claimer = claimerOf(secret2);
-    const now2 = deps.clock.now();
-    if (seen.resourceVersion !== secret2.metadata.resourceVersion)
-      seen = { resourceVersion: secret2.metadata.resourceVersion, since: now2 };
-    const state = claimer ? deps.probe(claimer) : "gone";
-    const mine = claimer && claimer.host === self.host && claimer.pid === self.pid;
-    const free = !claimer || mine || state === "gone" || state === "elsewhere" && now2 - seen.since > limits.standStillMs;
-    if (free) {
-      const annotations = { ...secret2.metadata.annotations, [RECOVERING_BY_ANNOTATION]: claimValue(self) };
-      const written2 = await deps.kubectl.replace(
-        { ...secret2, metadata: { ...secret2.metadata, annotations } },
-        secretPath(target.home, name),
-        limits.requestDeadlineMs
-      );
-      if (written2.ok) return { claimed: true };
-      if (written2.notFound) return { claimed: false, by: lastClaimer ? describe3(lastClaimer) : "another kguard" };
-      if (!written2.conflict)
-        throw new Error(`kguard could not claim run ${target.runId}'s journal: ${written2.message}`);
-      continue;
-    }
-    if (!lastClaimer) deps.onWait?.(describe3(claimer));
-    lastClaimer = claimer;
-    if (now2 - started > limits.deadlineMs)
-      throw new Error(
-        `run ${target.runId} is being finished by another kguard, ${describe3(claimer)}, which did not end within ${Math.round(limits.deadlineMs / 1e3)}s`
-      );
-    await deps.clock.sleep(POLL_MS2, deps.signal);
-  }
-}
-function claimValue(holder) {
-  const annotations = holderAnnotations(holder);
-  return `${annotations["kguard.dev/holder-host"]} ${annotations["kguard.dev/holder-pid"]}`;
-}
-var RECOVERING_BY_ANNOTATION, POLL_MS2, secretPath;
-var init_claim2 = __esm({
-  "src/run/rollback/claim.ts"() {
-    "use strict";
-    init_holder();
-    init_journal();
-    RECOVERING_BY_ANNOTATION = "kguard.dev/recovering-by";
-    POLL_MS2 = 1e3;
-    secretPath = (namespace, name) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`;
-  }
-});
-
-// src/run/rollback/recover.ts
+// src/restore/recovery/dead-runs.ts
 function lookAhead(namespace, deps) {
   const runs = listRuns(deps.kubectl, namespace, Date.now(), deps.probe);
   runs.catch(() => void 0);
@@ -73421,9 +74053,9 @@ async function finishDeadRuns(refs, namespaces, options, deps) {
   );
   for (const { run, namespace } of order) {
     const objects = run.journal.objects.map((entry) => entry.ref);
-    const claim = await claimOf(
+    const claim = await claimRun(
       run,
-      options,
+      options.deadlineMs,
       deps,
       (by) => deps.reporter.emit({ kind: "recovering-run", runId: run.runId, why: run.liveness.why, objects, by })
     ).catch((error2) => {
@@ -73444,18 +74076,7 @@ async function finishDeadRuns(refs, namespaces, options, deps) {
       continue;
     }
     deps.reporter.emit({ kind: "recovering-run", runId: run.runId, why: run.liveness.why, objects });
-    const result = await runRollback({ runId: run.runId, namespace, deadlineMs: options.deadlineMs }, deps).catch(
-      (error2) => {
-        throw new UnfinishedRunError(
-          `run ${run.runId} died (${run.liveness.why}) and left its journal on objects of this apply, and kguard could not finish it: ${error2 instanceof Error ? error2.message : String(error2)} Nothing was applied. Next: kguard rollback ${run.runId} (or kguard forget ${run.runId} to keep its objects as they are), then run again.`
-        );
-      }
-    );
-    if (result.needsPerson > 0) {
-      throw new UnfinishedRunError(
-        `run ${run.runId} died (${run.liveness.why}); kguard restored ${result.restored} of its objects, but ${result.needsPerson} need a person (said above). Nothing was applied: this run's "before" would be that run's half-applied state. Next: finish them as said above, or kguard forget ${run.runId} to keep them as they are, then run again.`
-      );
-    }
+    const result = await restoreDeadRun(run, namespace, options.deadlineMs, deps);
     deps.reporter.emit({
       kind: "recovered-run",
       runId: run.runId,
@@ -73466,29 +74087,46 @@ async function finishDeadRuns(refs, namespaces, options, deps) {
   }
   return { recovered, heldByLive, expired: expiredJournals(listed) };
 }
-function claimOf(run, options, deps, onWait) {
-  const journal = run.journal;
-  const home = journal.home ?? journal.namespace;
-  const uid = run.secrets.find((secret2) => secret2.namespace === home && secret2.name === journalName(run.runId))?.uid;
-  const restoreMs = (journal.requestTimeoutMs ?? 0) + options.deadlineMs + LEASE_DURATION_SECONDS * 1e3;
-  return claimRecovery(
-    { runId: run.runId, home, uid },
-    thisProcess(),
-    { standStillMs: restoreMs, deadlineMs: 2 * restoreMs, requestDeadlineMs: 3e4 },
-    { kubectl: deps.kubectl, clock: deps.clock, probe: deps.probe, signal: deps.signal, onWait }
+async function restoreDeadRun(run, namespace, deadlineMs, deps) {
+  const interrupted = (signal) => new InterruptedError(
+    `${typeof signal.reason === "string" ? signal.reason : "cancelled"} while kguard restored run ${run.runId} (it died: ${run.liveness.why}) from its journal, before this apply: that restore stopped part way, and its journal is kept. Nothing was applied by this run. Next: kguard rollback ${run.runId} finishes it (or run this command again: it finishes that run first).`
   );
+  const reporter = sayingNoFailureOnceStopped(deps.reporter, deps.signal);
+  const result = await restoreRunNamed(run.runId, namespace, deadlineMs, { ...deps, reporter }).catch(
+    (error2) => {
+      if (deps.signal?.aborted) throw interrupted(deps.signal);
+      throw new UnfinishedRunError(
+        `run ${run.runId} died (${run.liveness.why}) and left its journal on objects of this apply, and kguard could not finish it: ${error2 instanceof Error ? error2.message : String(error2)} Nothing was applied. Next: kguard rollback ${run.runId} (or kguard forget ${run.runId} to keep its objects as they are), then run again.`
+      );
+    }
+  );
+  if (result.needsPerson > 0) {
+    if (deps.signal?.aborted) throw interrupted(deps.signal);
+    throw new UnfinishedRunError(
+      `run ${run.runId} died (${run.liveness.why}); kguard restored ${result.restored} of its objects, but ${result.needsPerson} need a person (said above). Nothing was applied: this run's "before" would be that run's half-applied state. Next: finish them as said above, or kguard forget ${run.runId} to keep them as they are, then run again.`
+    );
+  }
+  return result;
 }
-var init_recover = __esm({
-  "src/run/rollback/recover.ts"() {
+function sayingNoFailureOnceStopped(reporter, signal) {
+  if (!signal) return reporter;
+  return {
+    emit: (event) => {
+      if (signal.aborted && (event.kind === "restore-failed" || event.kind === "restore-kept")) return;
+      reporter.emit(event);
+    },
+    close: () => reporter.close()
+  };
+}
+var init_dead_runs = __esm({
+  "src/restore/recovery/dead-runs.ts"() {
     "use strict";
     init_errors();
     init_model();
-    init_holder();
     init_lease();
     init_claim2();
-    init_journal();
     init_runs();
-    init_rollback();
+    init_from_journal();
   }
 });
 
@@ -73534,6 +74172,7 @@ async function readTheApply(options, deps, holds) {
   const inputs = await prepareInputs(options.manifests, deps.inputs);
   holds.inputs = inputs;
   await refuseOversized(inputs);
+  await deps.inputs.learnFiles?.();
   const inputsDigest = options.history !== 0 && !options.dryRun ? digestOfInputs(inputs).catch(() => void 0) : void 0;
   const target = await deps.kubectl.pinTarget();
   if (target) deps.reporter.emit({ kind: "target", ...target });
@@ -73582,7 +74221,7 @@ var init_reading = __esm({
     init_inputs();
     init_holder();
     init_store();
-    init_recover();
+    init_dead_runs();
     init_journal_life();
     init_parts();
     init_understand2();
@@ -73749,7 +74388,7 @@ async function runApply(options, rawDeps) {
   }
 }
 function beforeTheApply(error2, signal) {
-  return signal?.aborted ? new InterruptedError(`${cancelReason(signal)} before the apply: nothing was applied.`) : error2;
+  return signal?.aborted && !(error2 instanceof InterruptedError) ? new InterruptedError(`${cancelReason(signal)} before the apply: nothing was applied.`) : error2;
 }
 var init_apply = __esm({
   "src/run/apply/apply.ts"() {
@@ -73780,7 +74419,6 @@ async function guardedApply(options, deps) {
   };
   const learnBytes = (bytes3) => learn(Buffer.from(bytes3).toString("utf8"));
   for (const value of credentialValues(options.connectionArgs)) deps.redactor.addValue(value);
-  for (const text2 of await manifestTexts(options.manifests.filenames, options.manifests.recursive)) learn(text2);
   const recorder = new RunRecorder(deps.reporter, deps.redactor);
   deps.onRecorder?.(recorder);
   let closeKubectl = () => void 0;
@@ -73806,7 +74444,10 @@ async function guardedApply(options, deps) {
     const inputs = {
       readStdin: async () => learnt(await deps.readStdin(), learnBytes),
       kustomize: async (directory) => learnt(await kubectl.kustomize(directory), learn),
-      download: async (url) => learnt(await download(url), learnBytes)
+      download: async (url) => learnt(await download(url), learnBytes),
+      learnFiles: async () => {
+        for (const text2 of await manifestTexts(options.manifests.filenames, options.manifests.recursive)) learn(text2);
+      }
     };
     const runId = makeRunId();
     const copies2 = privateCopies(runId);
@@ -74246,6 +74887,7 @@ var init_verbosity = __esm({
       "recovering-run": "quiet",
       "recovered-run": "quiet",
       "rollback-wait": "normal",
+      "rollback-claimed": "normal",
       "rollback-finished": "quiet",
       "stop-requested": "quiet",
       "stopping-run": "normal",
@@ -77135,6 +77777,7 @@ var init_gitlab = __esm({
       "recovering-run": "restore",
       "recovered-run": "restore",
       "rollback-wait": "restore",
+      "rollback-claimed": "restore",
       "rollback-finished": "restore",
       "stop-requested": "restore",
       "stopping-run": "restore",
@@ -77701,7 +78344,7 @@ __export(run_exports, {
   runAction: () => runAction
 });
 import { spawn as spawn3 } from "node:child_process";
-import { appendFileSync as appendFileSync3, closeSync, mkdirSync, openSync as openSync2, readFileSync as readFileSync8, writeFileSync as writeFileSync3 } from "node:fs";
+import { appendFileSync as appendFileSync3, closeSync as closeSync2, mkdirSync, openSync as openSync3, readFileSync as readFileSync8, writeFileSync as writeFileSync3 } from "node:fs";
 import { constants as constants5, tmpdir as tmpdir7 } from "node:os";
 import path16 from "node:path";
 async function runAction(kguard, env2 = process.env) {
@@ -77738,7 +78381,7 @@ async function runAction(kguard, env2 = process.env) {
     return code;
   }
   const report = path16.join(temp, `kguard-report-${stamp}.json`);
-  const reportFd = openSync2(report, "w", 384);
+  const reportFd = openSync3(report, "w", 384);
   process.stderr.write(`kguard ${maskCredentials(args).join(" ")}
 `);
   const childEnv = Object.fromEntries(Object.entries(env2).filter(([name]) => !name.startsWith("INPUT_")));
@@ -77756,7 +78399,7 @@ async function runAction(kguard, env2 = process.env) {
       resolve(70);
     });
   });
-  closeSync(reportFd);
+  closeSync2(reportFd);
   const { outcome, runId } = reportIn(report);
   setOutputs(env2, { outcome, "exit-code": String(exitCode), report, junit, "run-id": runId });
   return exitCode;

@@ -132,7 +132,7 @@ export interface RunResult {
   applyMs: number;
   totalMs: number;
   kubectlProcesses: number;
-  /** Dead runs whose journals held objects of this apply, finished before it read its "before" (run/rollback/recover.ts). */
+  /** Dead runs whose journals held objects of this apply, finished before it read its "before" (restore/recovery/dead-runs.ts). */
   recoveredRuns?: RecoveredRun[];
 }
 

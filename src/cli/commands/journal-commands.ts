@@ -129,7 +129,8 @@ async function rollbackRun(
   session.finished = true;
   const exitCode = result.needsPerson > 0 ? ExitCode.RollbackFailed : ExitCode.Success;
   if (result.nothing !== undefined) {
-    // Nothing left: no run of the label, or a live run that restored everything itself.
+    // Nothing left: no run of the label, a live run that restored everything itself, or another
+    // kguard (a retry of the run's apply) that restored it while this one waited for its claim.
     const text = result.stopped
       ? `kguard rollback ${result.runId}: the run stopped and restored what it changed itself; its journal is gone (exit 0)`
       : `kguard rollback: ${result.nothing} (exit 0)`;
@@ -138,6 +139,7 @@ async function rollbackRun(
       runId: result.runId || null,
       exitCode,
       stopped: result.stopped ?? null,
+      finishedBy: result.finishedBy ?? null,
       restored: 0,
       untouched: 0,
       needsPerson: 0,

@@ -278,6 +278,10 @@ export const FORMATTERS: Formatters = {
     tone: 'info',
     text: `run ${event.runId} died during its apply: waiting ${Math.ceil(event.waitMs / 1000)}s (its request timeout) for a request it left in flight to end, then restoring`,
   }),
+  'rollback-claimed': (event) => ({
+    tone: 'info',
+    text: `run ${event.runId}: another kguard, ${event.by}, is restoring it from its journal (a retry of its apply finishes a dead run first): waiting for it, then restoring what it leaves`,
+  }),
   'stop-requested': (event) => ({
     tone: 'undo',
     text: `run ${event.runId}: ${event.by} asked it to stop (kguard rollback, ${event.at}): stopping; restoring what this apply changed (exit 130, as on SIGTERM)`,

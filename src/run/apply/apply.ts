@@ -76,7 +76,8 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
 
 /** A signal before the apply: whatever failed on the way (a stopped read), nothing was applied. */
 function beforeTheApply(error: unknown, signal: AbortSignal | undefined): unknown {
-  return signal?.aborted
+  // One that says more (a dead run's restore stopped part way: restore/recovery/dead-runs.ts) stands.
+  return signal?.aborted && !(error instanceof InterruptedError)
     ? new InterruptedError(`${cancelReason(signal)} before the apply: nothing was applied.`)
     : error;
 }
