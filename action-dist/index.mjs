@@ -57807,7 +57807,7 @@ function valueAt(object, path17) {
   return value;
 }
 function runsPods(ref) {
-  return POD_KINDS.has(ref.kind);
+  return POD_KINDS.has(kindKey(ref));
 }
 var BUILT_IN_GROUPS, POD_KINDS;
 var init_model = __esm({
@@ -57829,14 +57829,14 @@ var init_model = __esm({
       "node.k8s.io"
     ]);
     POD_KINDS = /* @__PURE__ */ new Set([
-      "Deployment",
-      "StatefulSet",
-      "DaemonSet",
-      "ReplicaSet",
-      "ReplicationController",
-      "Job",
-      "CronJob",
-      "Pod"
+      "apps/Deployment",
+      "apps/StatefulSet",
+      "apps/DaemonSet",
+      "apps/ReplicaSet",
+      "/ReplicationController",
+      "batch/Job",
+      "batch/CronJob",
+      "/Pod"
     ]);
   }
 });
@@ -65988,9 +65988,6 @@ function chooseRow(ref, overrides, rules, problems, statusGraceMs) {
     );
   return rowFor(ref, statusGraceMs);
 }
-function runsPods2(ref) {
-  return rowFor(ref).runsPods === true;
-}
 function findObject(snapshot2, ref) {
   return snapshot2.objects.find(
     (object) => object.kind === ref.kind && groupOf(object.apiVersion) === groupOf(ref.apiVersion) && object.metadata.name === ref.name && (object.metadata.namespace ?? "") === ref.namespace
@@ -66028,7 +66025,6 @@ var init_table2 = __esm({
     TEMPLATE = ["spec", "template", "spec"];
     runningPods = (row, podSpecAt = TEMPLATE) => ({
       ...row,
-      runsPods: true,
       podSpecAt
     });
     ROWS = {
@@ -67093,9 +67089,9 @@ function copies(change) {
 }
 function roundOf(step) {
   const removing = step.action === "delete" || step.action === "keep" && CREATED_AND_KEPT.has(step.reason);
-  if (removing) return runsPods2(step.ref) ? "delete workloads" : "delete the rest";
+  if (removing) return runsPods(step.ref) ? "delete workloads" : "delete the rest";
   if (DEFINITIONS.has(groupKind(step.ref))) return "definitions";
-  return runsPods2(step.ref) ? "workloads" : "configuration";
+  return runsPods(step.ref) ? "workloads" : "configuration";
 }
 function restoreRounds(steps, stages = /* @__PURE__ */ new Map()) {
   const stageOf2 = (step) => stages.get(objectKey(step.ref)) ?? 0;
@@ -69626,7 +69622,7 @@ __export(workloads_exports, {
 });
 function heldWorkloads(refs, pruned) {
   const deleted = new Set(pruned.map(objectKey));
-  const names2 = refs.filter((ref) => !deleted.has(objectKey(ref)) && (runsPods2(ref) || !hasOwnRow(ref))).map((ref) => ref.name);
+  const names2 = refs.filter((ref) => !deleted.has(objectKey(ref)) && (runsPods(ref) || !hasOwnRow(ref))).map((ref) => ref.name);
   return [...new Set(names2)];
 }
 function analysisWorkloads(changed, held) {

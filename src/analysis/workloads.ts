@@ -6,8 +6,8 @@
 // StatefulSet, DaemonSet, ReplicaSet, Job, CronJob, Pod: kinds/table.ts) or one kguard judges by a
 // health rule or kstatus (a custom resource, such as an Argo Rollout). An apply that holds none
 // leaves nothing to name: a query that names them is refused before the apply (check.ts). Pure.
-import { hasOwnRow, runsPods } from '../kinds/table.js';
-import { objectKey, type ObjectRef } from '../objects/model.js';
+import { hasOwnRow } from '../kinds/table.js';
+import { runsPods, objectKey, type ObjectRef } from '../objects/model.js';
 import { namesWorkloads } from './template.js';
 
 /** The names of the workloads the apply holds (what --prune would delete aside), each once, in order. */

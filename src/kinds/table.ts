@@ -60,8 +60,6 @@ export interface KindRow {
   restoreNeeds?: ReadonlyArray<{ verb: string; group: string; resource: string; why: string }>;
   /** It is judged with the other objects of its own type in its namespace (an Ingress): its watch is not narrowed to its name. */
   readsSiblings?: boolean;
-  /** It runs pods (or schedules them): restored after the configuration they read. */
-  runsPods?: boolean;
   /** Its last rollout is not complete, from the object alone (what it waits for); undefined when settled (workloads/unsettled.ts). */
   unsettled?(live: KubeObject): string | undefined;
   /** Where its pod spec is (its images are asked of their registries before the apply: images/check.ts). */
@@ -108,9 +106,9 @@ const applied = (detail?: string): KindRow => ({
 const NO_STATUS = applied();
 
 const TEMPLATE = ['spec', 'template', 'spec'];
+/** A row of a kind that runs pods (objects/model.ts runsPods), with where its pod spec is. */
 const runningPods = (row: KindRow, podSpecAt: readonly string[] = TEMPLATE): KindRow => ({
   ...row,
-  runsPods: true,
   podSpecAt,
 });
 
@@ -310,11 +308,6 @@ function chooseRow(
       (target) => [typeArg(target)],
     );
   return rowFor(ref, statusGraceMs);
-}
-
-/** Kinds that run pods: restored after the configuration they read (ConfigMaps, Secrets). */
-export function runsPods(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>): boolean {
-  return rowFor(ref).runsPods === true;
 }
 
 /** The object a look read for `ref`, if it is still there. */

@@ -7,8 +7,8 @@
 // that was deleted cannot come back (kept, and said).
 import { isChangeKind } from '../objects/compare.js';
 import type { ObjectChange } from '../model/result.js';
-import { rowFor, runsPods } from '../kinds/table.js';
-import { isControllerOwned, objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
+import { rowFor } from '../kinds/table.js';
+import { isControllerOwned, objectKey, runsPods, type KubeObject, type ObjectRef } from '../objects/model.js';
 import { createFor, manualCopy, type RestoreStep } from './steps.js';
 import type { KeepReason, RollbackMode } from '../model/result.js';
 import type { VerdictState } from '../model/verdict.js';
@@ -200,7 +200,7 @@ function copies(change: ObjectChange): { before?: KubeObject; applied?: KubeObje
  * - definitions: CRDs and Namespaces, which other objects need to exist at all;
  * - configuration: anything without pods (ConfigMaps, Secrets, Services, RBAC, custom
  *   resources...), so restored pods read restored configuration;
- * - workloads: kinds that run pods (kinds/table.ts runsPods);
+ * - workloads: kinds that run pods (objects/model.ts runsPods);
  * - then the deletions of what the apply created: workloads before the configuration they read.
  * A step that keeps an object writes nothing; it sits where its object's write or delete would.
  */
