@@ -10,6 +10,16 @@ import { oversizedObjects } from '../../src/manifests/limits.js';
 import { oversizedInFile } from '../../src/manifests/size-stream.js';
 
 const MiB = 1024 * 1024;
+/** 3,000 ConfigMaps of 1.5 KiB and one over the 1 MiB limit: a List of about 6 MiB. */
+const listItemsOneOverTheLimit = () => [
+  ...Array.from({ length: 3000 }, (_, index) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: `c${index}` },
+    data: { v: 'x'.repeat(1500) },
+  })),
+  { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'too-big' }, data: { v: 'y'.repeat(MiB + 10) } },
+];
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'kguard-size-'));
@@ -69,15 +79,7 @@ describe('oversizedInFile gives the whole parse’s verdict', () => {
         stringify({
           apiVersion: 'v1',
           kind: 'List',
-          items: [
-            ...Array.from({ length: 3000 }, (_, index) => ({
-              apiVersion: 'v1',
-              kind: 'ConfigMap',
-              metadata: { name: `c${index}` },
-              data: { v: 'x'.repeat(1500) },
-            })),
-            { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'too-big' }, data: { v: 'y'.repeat(MiB + 10) } },
-          ],
+          items: [...listItemsOneOverTheLimit()],
         }),
     ],
     ['a document YAML cannot read, of 10 MiB: its text alone', () => `key: [unclosed\n${'a'.repeat(10 * MiB)}\n`],
@@ -144,16 +146,7 @@ describe('oversizedInFile gives the whole parse’s verdict', () => {
         json({
           apiVersion: 'v1',
           kind: 'List',
-          items: [
-            ...Array.from({ length: 3000 }, (_, index) => ({
-              apiVersion: 'v1',
-              kind: 'ConfigMap',
-              metadata: { name: `c${index}` },
-              data: { v: 'x'.repeat(1500) },
-            })),
-            { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'too-big' }, data: { v: 'y'.repeat(MiB + 10) } },
-            'not an object',
-          ],
+          items: [...listItemsOneOverTheLimit(), 'not an object'],
         }),
     ],
     ['JSON that JSON.parse refuses, of 10 MiB: its text alone', () => `{"a": [${'1,'.repeat(5 * MiB)}}`],
