@@ -3657,6 +3657,12 @@ var init_errors = __esm({
 });
 
 // src/kubectl/flags.ts
+function connection(long, more = {}) {
+  return { long, arity: "value", scope: "global", role: "connection", ...more };
+}
+function applying(long, arity, more = {}) {
+  return { long, arity, scope: "apply", role: "apply", ...more };
+}
 function kubectlFlag(name) {
   return BY_NAME.get(name);
 }
@@ -3686,78 +3692,41 @@ var init_flags = __esm({
     };
     KUBECTL_FLAGS = [
       // Which cluster and who: every kubectl call kguard makes gets them, the restore's included.
-      { long: "--context", arity: "value", scope: "global", role: "connection" },
-      { long: "--kubeconfig", arity: "value", scope: "global", role: "connection" },
-      {
-        long: "--cluster",
-        arity: "value",
-        scope: "global",
-        role: "connection",
-        native: { help: "the kubeconfig cluster to use", placeholder: "name" }
-      },
-      {
-        long: "--user",
-        arity: "value",
-        scope: "global",
-        role: "connection",
-        native: { help: "the kubeconfig user to use", placeholder: "name" }
-      },
-      {
-        long: "--as",
-        arity: "value",
-        scope: "global",
-        role: "connection",
-        native: { help: "user to impersonate for every kubectl call", placeholder: "user" }
-      },
-      {
-        long: "--as-group",
-        arity: "value",
-        scope: "global",
-        role: "connection",
+      connection("--context"),
+      connection("--kubeconfig"),
+      connection("--cluster", { native: { help: "the kubeconfig cluster to use", placeholder: "name" } }),
+      connection("--user", { native: { help: "the kubeconfig user to use", placeholder: "name" } }),
+      connection("--as", { native: { help: "user to impersonate for every kubectl call", placeholder: "user" } }),
+      connection("--as-group", {
         repeatable: true,
         native: { help: "group to impersonate (repeatable)", placeholder: "group" }
-      },
-      { long: "--as-uid", arity: "value", scope: "global", role: "connection" },
+      }),
+      connection("--as-uid"),
       // Listed by `kubectl options` from 1.35 (checked against 1.33.9, 1.34.5 and 1.35.2 binaries).
-      { long: "--as-user-extra", arity: "value", scope: "global", role: "connection", repeatable: true, since: 35 },
-      {
-        long: "--server",
+      connection("--as-user-extra", { repeatable: true, since: 35 }),
+      connection("--server", {
         short: "-s",
-        arity: "value",
-        scope: "global",
-        role: "connection",
         native: { help: "the address and port of the API server", placeholder: "url" }
-      },
-      {
-        long: "--token",
-        arity: "value",
-        scope: "global",
-        role: "connection",
+      }),
+      connection("--token", {
         secret: true,
         native: { help: "bearer token for the API server (never printed)", placeholder: "token" }
-      },
-      {
-        long: "--certificate-authority",
-        arity: "value",
-        scope: "global",
-        role: "connection",
+      }),
+      connection("--certificate-authority", {
         native: { help: "path to a cert file for the certificate authority", placeholder: "file" }
-      },
-      {
-        long: "--insecure-skip-tls-verify",
+      }),
+      connection("--insecure-skip-tls-verify", {
         arity: "boolean",
-        scope: "global",
-        role: "connection",
         native: { help: "do not check the server's certificate (insecure)" }
-      },
-      { long: "--client-certificate", arity: "value", scope: "global", role: "connection" },
-      { long: "--client-key", arity: "value", scope: "global", role: "connection" },
-      { long: "--tls-server-name", arity: "value", scope: "global", role: "connection" },
-      { long: "--username", arity: "value", scope: "global", role: "connection" },
-      { long: "--password", arity: "value", scope: "global", role: "connection", secret: true },
-      { long: "--cache-dir", arity: "value", scope: "global", role: "connection" },
-      { long: "--disable-compression", arity: "boolean", scope: "global", role: "connection" },
-      { long: "--match-server-version", arity: "boolean", scope: "global", role: "connection" },
+      }),
+      connection("--client-certificate"),
+      connection("--client-key"),
+      connection("--tls-server-name"),
+      connection("--username"),
+      connection("--password", { secret: true }),
+      connection("--cache-dir"),
+      connection("--disable-compression", { arity: "boolean" }),
+      connection("--match-server-version", { arity: "boolean" }),
       { long: "--namespace", short: "-n", arity: "value", scope: "global", role: "namespace" },
       // Which objects: kubectl's reading of the manifests must see the selector too.
       {
@@ -3769,87 +3738,52 @@ var init_flags = __esm({
         native: { help: "apply only the objects with these labels (kubectl apply -l)", placeholder: "query" }
       },
       // How the apply applies: the dry runs and the apply get them.
-      {
-        long: "--prune",
-        arity: "boolean",
-        scope: "apply",
-        role: "apply",
+      applying("--prune", "boolean", {
         native: { help: "delete objects the manifests no longer hold (with -l or --all); kguard restores them on failure" }
-      },
-      {
-        long: "--prune-allowlist",
-        arity: "value",
-        scope: "apply",
-        role: "apply",
+      }),
+      applying("--prune-allowlist", "value", {
         repeatable: true,
         native: { help: "group/version/kind that --prune may delete (repeatable)", placeholder: "gvk" }
-      },
-      { long: "--all", arity: "boolean", scope: "apply", role: "apply" },
-      {
-        long: "--force-conflicts",
-        arity: "boolean",
-        scope: "apply",
-        role: "apply",
-        native: { help: "server-side apply: take fields other managers own" }
-      },
-      {
-        long: "--validate",
-        arity: "optional-value",
+      }),
+      applying("--all", "boolean"),
+      applying("--force-conflicts", "boolean", { native: { help: "server-side apply: take fields other managers own" } }),
+      applying("--validate", "optional-value", {
         bare: "strict",
-        scope: "apply",
-        role: "apply",
         native: { help: "strict (or true), warn, ignore (or false); alone: strict", placeholder: "mode" }
-      },
-      {
-        long: "--overwrite",
-        arity: "boolean",
-        scope: "apply",
-        role: "apply",
+      }),
+      applying("--overwrite", "boolean", {
         native: {
           help: "resolve conflicts with the live object from the manifest (on by default; --overwrite=false turns it off)"
         }
-      },
-      {
-        long: "--force",
-        arity: "boolean",
-        scope: "apply",
-        role: "apply",
-        native: { help: "delete and re-create an object kubectl cannot patch" }
-      },
-      {
-        long: "--cascade",
-        arity: "optional-value",
+      }),
+      applying("--force", "boolean", { native: { help: "delete and re-create an object kubectl cannot patch" } }),
+      applying("--cascade", "optional-value", {
         bare: "background",
-        scope: "apply",
-        role: "apply",
         native: {
           help: "background, orphan or foreground, for what --prune and --force delete; alone: background",
           placeholder: "strategy"
         }
-      },
-      {
-        long: "--grace-period",
-        arity: "value",
-        scope: "apply",
-        role: "apply",
+      }),
+      applying("--grace-period", "value", {
         native: {
           help: "seconds an object --prune or --force deletes may take to end (-1: its own)",
           placeholder: "seconds"
         }
-      },
-      { long: "--server-side", arity: "boolean", scope: "apply", role: "apply" },
-      { long: "--field-manager", arity: "value", scope: "apply", role: "apply" },
-      { long: "--timeout", arity: "value", scope: "apply", role: "apply" },
-      { long: "--template", arity: "value", scope: "apply", role: "apply" },
+      }),
+      applying("--server-side", "boolean"),
+      applying("--field-manager", "value"),
+      applying("--timeout", "value"),
+      applying("--template", "value"),
       // kubernetes/kubernetes#127634 (apply --server-side --subresource), released in 1.32.
-      { long: "--subresource", arity: "value", scope: "apply", role: "apply", since: 32 },
-      { long: "--openapi-patch", arity: "boolean", scope: "apply", role: "apply" },
-      { long: "--show-managed-fields", arity: "boolean", scope: "apply", role: "apply" },
-      { long: "--allow-missing-template-keys", arity: "boolean", scope: "apply", role: "apply" },
+      applying("--subresource", "value", { since: 32 }),
+      applying("--openapi-patch", "boolean"),
+      applying("--show-managed-fields", "boolean"),
+      applying("--allow-missing-template-keys", "boolean"),
       { long: "--dry-run", arity: "optional-value", bare: "client", scope: "apply", role: "dry-run" },
-      { long: "--v", short: "-v", arity: "value", scope: "global", role: "apply" },
-      { long: "--vmodule", arity: "value", scope: "global", role: "apply" },
-      { long: "--warnings-as-errors", arity: "boolean", scope: "global", role: "apply" }
+      // kubectl's global flags that the apply's calls take as they are.
+      applying("--v", "value", { short: "-v", scope: "global" }),
+      applying("--vmodule", "value", { scope: "global" }),
+      applying("--warnings-as-errors", "boolean", { scope: "global" })
     ];
     BY_NAME = new Map(
       KUBECTL_FLAGS.flatMap((flag) => [[flag.long, flag], ...flag.short ? [[flag.short, flag]] : []])
@@ -5626,26 +5560,26 @@ function applyRequest(options, inputs) {
     deadlineMs: options.timeoutMs
   };
 }
-function applyCommand(request3) {
+function applyCommand(request2) {
   const args = ["apply"];
-  for (const filename of request3.filenames) args.push("-f", filename);
-  if (request3.recursive) args.push("-R");
-  if (request3.namespace) args.push("-n", request3.namespace);
-  args.push(...request3.applyArgs);
+  for (const filename of request2.filenames) args.push("-f", filename);
+  if (request2.recursive) args.push("-R");
+  if (request2.namespace) args.push("-n", request2.namespace);
+  args.push(...request2.applyArgs);
   return args;
 }
-function applyArgv(request3) {
-  const args = applyCommand(request3);
-  const chosen = request3.applyArgs.some((arg) => /^--openapi-patch(=|$)/.test(arg));
-  const serverSide = request3.applyArgs.some((arg) => arg === "--server-side" || arg === "--server-side=true");
+function applyArgv(request2) {
+  const args = applyCommand(request2);
+  const chosen = request2.applyArgs.some((arg) => /^--openapi-patch(=|$)/.test(arg));
+  const serverSide = request2.applyArgs.some((arg) => arg === "--server-side" || arg === "--server-side=true");
   if (!chosen && !serverSide) args.push("--openapi-patch=false");
   return args;
 }
 function builtInTypesLack(stderr) {
   return /unable to find api field in struct/.test(stderr);
 }
-function withOpenApiPatch(request3) {
-  return { ...request3, applyArgs: [...request3.applyArgs, "--openapi-patch=true"] };
+function withOpenApiPatch(request2) {
+  return { ...request2, applyArgs: [...request2.applyArgs, "--openapi-patch=true"] };
 }
 var DIFF_FLAGS, RESTORE_FIELD_MANAGER;
 var init_parse = __esm({
@@ -17561,7 +17495,7 @@ var require_schemes = __commonJS({
       urnComponent.nss = (uuidComponent.uuid || "").toLowerCase();
       return urnComponent;
     }
-    var http3 = (
+    var http2 = (
       /** @type {SchemeHandler} */
       {
         scheme: "http",
@@ -17570,11 +17504,11 @@ var require_schemes = __commonJS({
         serialize: httpSerialize
       }
     );
-    var https3 = (
+    var https2 = (
       /** @type {SchemeHandler} */
       {
         scheme: "https",
-        domainHost: http3.domainHost,
+        domainHost: http2.domainHost,
         parse: httpParse,
         serialize: httpSerialize
       }
@@ -17618,8 +17552,8 @@ var require_schemes = __commonJS({
     var SCHEMES = (
       /** @type {Record<SchemeName, SchemeHandler>} */
       {
-        http: http3,
-        https: https3,
+        http: http2,
+        https: https2,
         ws,
         wss,
         urn,
@@ -21595,6 +21529,9 @@ function unknownVariables(query) {
   const known = new Set(VARIABLES);
   return [...new Set([...query.matchAll(PLACEHOLDER)].map((match) => match[1]))].filter((name) => !known.has(name));
 }
+function namesWorkloads(query) {
+  return [...query.matchAll(PLACEHOLDER)].some((match) => match[1] === "workload" || match[1] === "workloads");
+}
 function renderQuery(query, facts, intervalMs, now2) {
   const values = {
     namespace: facts.namespace,
@@ -21730,6 +21667,56 @@ var init_file = __esm({
     init_template();
     DEFAULT_TIMEOUT_MS = 1e4;
     METRIC_ITEM = /^\/metrics\/\d+$/;
+  }
+});
+
+// src/http/proxy.ts
+function proxyFor(url, env2) {
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  if (host === "localhost" || /^127\./.test(host) || host === "::1") return void 0;
+  const proxy = url.protocol === "https:" ? env2.HTTPS_PROXY ?? env2.https_proxy : url.protocol === "http:" ? env2.HTTP_PROXY ?? env2.http_proxy : void 0;
+  return proxy || void 0;
+}
+function proxySettings(env2) {
+  return {
+    httpProxy: env2.HTTP_PROXY ?? env2.http_proxy,
+    httpsProxy: env2.HTTPS_PROXY ?? env2.https_proxy,
+    noProxy: env2.NO_PROXY ?? env2.no_proxy
+  };
+}
+var init_proxy = __esm({
+  "src/http/proxy.ts"() {
+    "use strict";
+  }
+});
+
+// src/http/request.ts
+import { rootCertificates } from "node:tls";
+function requestSignal(timeoutMs, ...others) {
+  const deadline = AbortSignal.timeout(timeoutMs);
+  const given = others.filter((signal) => signal !== void 0);
+  return given.length > 0 ? AbortSignal.any([deadline, ...given]) : deadline;
+}
+function trusting(ca) {
+  return ca ? { ca: [...rootCertificates, ca] } : {};
+}
+function scrub(text2, secrets) {
+  return secrets.reduce((scrubbed2, secret2) => secret2 ? scrubbed2.split(secret2).join("[redacted]") : scrubbed2, text2);
+}
+function secretsOf(options, headers) {
+  const authorization = headers.authorization ?? "";
+  const credential = authorization.replace(/^\S+\s+/, "");
+  return [...options.secrets ?? [], authorization, credential].filter((secret2) => secret2.length > 0);
+}
+function scrubbed(error2, secrets) {
+  if (!(error2 instanceof Error)) return error2;
+  const message = scrub(error2.message, secrets);
+  if (message !== error2.message) Object.defineProperty(error2, "message", { value: message, configurable: true });
+  return error2;
+}
+var init_request = __esm({
+  "src/http/request.ts"() {
+    "use strict";
   }
 });
 
@@ -23418,10 +23405,10 @@ var require_util2 = __commonJS({
       }
       return obj;
     }
-    function errorRequest(client, request3, err) {
+    function errorRequest(client, request2, err) {
       try {
-        request3.onError(err);
-        assert(request3.aborted);
+        request2.onError(err);
+        assert(request2.aborted);
       } catch (err2) {
         client.emit("error", err2);
       }
@@ -24113,7 +24100,7 @@ var require_request = __commonJS({
         return this;
       }
     };
-    function processHeader(request3, key, val) {
+    function processHeader(request2, key, val) {
       if (val && (typeof val === "object" && !Array.isArray(val))) {
         throw new InvalidArgumentError2(`invalid ${key} header`);
       } else if (val === void 0) {
@@ -24160,24 +24147,24 @@ var require_request = __commonJS({
         }
       }
       if (headerName === "host") {
-        if (request3.host !== null) {
+        if (request2.host !== null) {
           throw new InvalidArgumentError2("duplicate host header");
         }
         if (typeof val !== "string") {
           throw new InvalidArgumentError2("invalid host header");
         }
-        request3.host = val;
+        request2.host = val;
       } else if (headerName === "content-length") {
-        if (request3.contentLength !== null) {
+        if (request2.contentLength !== null) {
           throw new InvalidArgumentError2("duplicate content-length header");
         }
         if (!isValidContentLengthHeaderValue(val)) {
           throw new InvalidArgumentError2("invalid content-length header");
         }
-        request3.contentLength = parseInt(val, 10);
-      } else if (request3.contentType === null && headerName === "content-type") {
-        request3.contentType = val;
-        request3.headers.push(key, val);
+        request2.contentLength = parseInt(val, 10);
+      } else if (request2.contentType === null && headerName === "content-type") {
+        request2.contentType = val;
+        request2.headers.push(key, val);
       } else if (headerName === "transfer-encoding" || headerName === "keep-alive" || headerName === "upgrade") {
         throw new InvalidArgumentError2(`invalid ${headerName} header`);
       } else if (headerName === "connection") {
@@ -24191,13 +24178,13 @@ var require_request = __commonJS({
             throw new InvalidArgumentError2("invalid connection header");
           }
           if (trimmed === "close") {
-            request3.reset = true;
+            request2.reset = true;
           }
         }
       } else if (headerName === "expect") {
         throw new NotSupportedError("expect header not supported");
       } else {
-        request3.headers.push(key, val);
+        request2.headers.push(key, val);
       }
     }
     module.exports = Request;
@@ -26810,11 +26797,11 @@ var require_util3 = __commonJS({
     function normalizeBinaryStringToUtf8(value) {
       return Buffer.from(value, "binary").toString("utf8");
     }
-    function requestCurrentURL(request3) {
-      return request3.urlList[request3.urlList.length - 1];
+    function requestCurrentURL(request2) {
+      return request2.urlList[request2.urlList.length - 1];
     }
-    function requestBadPort(request3) {
-      const url = requestCurrentURL(request3);
+    function requestBadPort(request2) {
+      const url = requestCurrentURL(request2);
       if (urlIsHttpHttpsScheme(url) && badPortsSet.has(url.port)) {
         return "blocked";
       }
@@ -26852,10 +26839,10 @@ var require_util3 = __commonJS({
       }
       return policy;
     }
-    function setRequestReferrerPolicyOnRedirect(request3, actualResponse) {
+    function setRequestReferrerPolicyOnRedirect(request2, actualResponse) {
       const policy = parseReferrerPolicy(actualResponse);
       if (policy !== "") {
-        request3.referrerPolicy = policy;
+        request2.referrerPolicy = policy;
       }
     }
     function crossOriginResourcePolicyCheck() {
@@ -26872,33 +26859,33 @@ var require_util3 = __commonJS({
       header = httpRequest2.mode;
       httpRequest2.headersList.set("sec-fetch-mode", header, true);
     }
-    function appendRequestOriginHeader(request3) {
-      let serializedOrigin = request3.origin;
+    function appendRequestOriginHeader(request2) {
+      let serializedOrigin = request2.origin;
       if (serializedOrigin === "client" || serializedOrigin === void 0) {
         return;
       }
-      if (request3.responseTainting === "cors" || request3.mode === "websocket") {
-        request3.headersList.append("origin", serializedOrigin, true);
-      } else if (request3.method !== "GET" && request3.method !== "HEAD") {
-        switch (request3.referrerPolicy) {
+      if (request2.responseTainting === "cors" || request2.mode === "websocket") {
+        request2.headersList.append("origin", serializedOrigin, true);
+      } else if (request2.method !== "GET" && request2.method !== "HEAD") {
+        switch (request2.referrerPolicy) {
           case "no-referrer":
             serializedOrigin = null;
             break;
           case "no-referrer-when-downgrade":
           case "strict-origin":
           case "strict-origin-when-cross-origin":
-            if (request3.origin && urlHasHttpsScheme(request3.origin) && !urlHasHttpsScheme(requestCurrentURL(request3))) {
+            if (request2.origin && urlHasHttpsScheme(request2.origin) && !urlHasHttpsScheme(requestCurrentURL(request2))) {
               serializedOrigin = null;
             }
             break;
           case "same-origin":
-            if (!sameOrigin(request3, requestCurrentURL(request3))) {
+            if (!sameOrigin(request2, requestCurrentURL(request2))) {
               serializedOrigin = null;
             }
             break;
           default:
         }
-        request3.headersList.append("origin", serializedOrigin, true);
+        request2.headersList.append("origin", serializedOrigin, true);
       }
     }
     function coarsenTime(timestamp, crossOriginIsolatedCapability) {
@@ -26952,18 +26939,18 @@ var require_util3 = __commonJS({
         referrerPolicy: policyContainer.referrerPolicy
       };
     }
-    function determineRequestsReferrer(request3) {
-      const policy = request3.referrerPolicy;
+    function determineRequestsReferrer(request2) {
+      const policy = request2.referrerPolicy;
       assert(policy);
       let referrerSource = null;
-      if (request3.referrer === "client") {
+      if (request2.referrer === "client") {
         const globalOrigin = getGlobalOrigin();
         if (!globalOrigin || globalOrigin.origin === "null") {
           return "no-referrer";
         }
         referrerSource = new URL(globalOrigin);
-      } else if (webidl.is.URL(request3.referrer)) {
-        referrerSource = request3.referrer;
+      } else if (webidl.is.URL(request2.referrer)) {
+        referrerSource = request2.referrer;
       }
       let referrerURL = stripURLForReferrer(referrerSource);
       const referrerOrigin = stripURLForReferrer(referrerSource, true);
@@ -26981,14 +26968,14 @@ var require_util3 = __commonJS({
         case "unsafe-url":
           return referrerURL;
         case "strict-origin": {
-          const currentURL = requestCurrentURL(request3);
+          const currentURL = requestCurrentURL(request2);
           if (isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL)) {
             return "no-referrer";
           }
           return referrerOrigin;
         }
         case "strict-origin-when-cross-origin": {
-          const currentURL = requestCurrentURL(request3);
+          const currentURL = requestCurrentURL(request2);
           if (sameOrigin(referrerURL, currentURL)) {
             return referrerURL;
           }
@@ -26998,17 +26985,17 @@ var require_util3 = __commonJS({
           return referrerOrigin;
         }
         case "same-origin":
-          if (sameOrigin(request3, referrerURL)) {
+          if (sameOrigin(request2, referrerURL)) {
             return referrerURL;
           }
           return "no-referrer";
         case "origin-when-cross-origin":
-          if (sameOrigin(request3, referrerURL)) {
+          if (sameOrigin(request2, referrerURL)) {
             return referrerURL;
           }
           return referrerOrigin;
         case "no-referrer-when-downgrade": {
-          const currentURL = requestCurrentURL(request3);
+          const currentURL = requestCurrentURL(request2);
           if (isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL)) {
             return "no-referrer";
           }
@@ -27075,7 +27062,7 @@ var require_util3 = __commonJS({
       if (url.protocol === "blob:") return true;
       return isOriginPotentiallyTrustworthy(url.origin);
     }
-    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request3) {
+    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request2) {
     }
     function sameOrigin(A, B) {
       if (A.origin === B.origin && A.origin === "null") {
@@ -27454,7 +27441,7 @@ var require_util3 = __commonJS({
       }
       return gettingDecodingSplitting(value);
     }
-    function hasAuthenticationEntry(request3) {
+    function hasAuthenticationEntry(request2) {
       return false;
     }
     function includesCredentials(url) {
@@ -28689,11 +28676,11 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request3 = client[kQueue][client[kRunningIdx]];
-        if (!request3) {
+        const request2 = client[kQueue][client[kRunningIdx]];
+        if (!request2) {
           return -1;
         }
-        request3.onResponseStarted();
+        request2.onResponseStarted();
         return 0;
       }
       /**
@@ -28755,9 +28742,9 @@ var require_client_h1 = __commonJS({
         assert(!socket.destroyed);
         assert(!this.paused);
         assert((headers.length & 1) === 0);
-        const request3 = client[kQueue][client[kRunningIdx]];
-        assert(request3);
-        assert(request3.upgrade || request3.method === "CONNECT");
+        const request2 = client[kQueue][client[kRunningIdx]];
+        assert(request2);
+        assert(request2.upgrade || request2.method === "CONNECT");
         this.statusCode = 0;
         this.statusText = "";
         this.shouldKeepAlive = false;
@@ -28774,9 +28761,9 @@ var require_client_h1 = __commonJS({
         client[kQueue][client[kRunningIdx]++] = null;
         client.emit("disconnect", client[kUrl], [client], new InformationalError("upgrade"));
         try {
-          request3.onUpgrade(statusCode, headers, socket, statusText);
+          request2.onUpgrade(statusCode, headers, socket, statusText);
         } catch (err) {
-          util.errorRequest(client, request3, err);
+          util.errorRequest(client, request2, err);
           util.destroy(socket, err);
         }
         client[kResume]();
@@ -28796,8 +28783,8 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request3 = client[kQueue][client[kRunningIdx]];
-        if (!request3) {
+        const request2 = client[kQueue][client[kRunningIdx]];
+        if (!request2) {
           return -1;
         }
         assert(!this.upgrade);
@@ -28806,23 +28793,23 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        if (upgrade && !request3.upgrade) {
+        if (upgrade && !request2.upgrade) {
           util.destroy(socket, new SocketError("bad upgrade", util.getSocketInfo(socket)));
           return -1;
         }
         assert(this.timeoutType === TIMEOUT_HEADERS);
         this.statusCode = statusCode;
         this.shouldKeepAlive = shouldKeepAlive || // Override llhttp value which does not allow keepAlive for HEAD.
-        request3.method === "HEAD" && !socket[kReset] && this.connection.toLowerCase() === "keep-alive";
+        request2.method === "HEAD" && !socket[kReset] && this.connection.toLowerCase() === "keep-alive";
         if (this.statusCode >= 200) {
-          const bodyTimeout = request3.bodyTimeout != null ? request3.bodyTimeout : client[kBodyTimeout];
+          const bodyTimeout = request2.bodyTimeout != null ? request2.bodyTimeout : client[kBodyTimeout];
           this.setTimeout(bodyTimeout, TIMEOUT_BODY);
         } else if (this.timeout) {
           if (this.timeout.refresh) {
             this.timeout.refresh();
           }
         }
-        if (request3.method === "CONNECT") {
+        if (request2.method === "CONNECT") {
           assert(client[kRunning] === 1);
           this.upgrade = true;
           return 2;
@@ -28853,11 +28840,11 @@ var require_client_h1 = __commonJS({
         } else {
           socket[kReset] = true;
         }
-        const pause = request3.onHeaders(statusCode, headers, this.resume, statusText) === false;
-        if (request3.aborted) {
+        const pause = request2.onHeaders(statusCode, headers, this.resume, statusText) === false;
+        if (request2.aborted) {
           return -1;
         }
-        if (request3.method === "HEAD") {
+        if (request2.method === "HEAD") {
           return 1;
         }
         if (statusCode < 200) {
@@ -28878,8 +28865,8 @@ var require_client_h1 = __commonJS({
         if (socket.destroyed) {
           return -1;
         }
-        const request3 = client[kQueue][client[kRunningIdx]];
-        assert(request3);
+        const request2 = client[kQueue][client[kRunningIdx]];
+        assert(request2);
         assert(this.timeoutType === TIMEOUT_BODY);
         if (this.timeout) {
           if (this.timeout.refresh) {
@@ -28892,7 +28879,7 @@ var require_client_h1 = __commonJS({
           return -1;
         }
         this.bytesRead += buf.length;
-        if (request3.onData(buf) === false) {
+        if (request2.onData(buf) === false) {
           return constants6.ERROR.PAUSED;
         }
         return 0;
@@ -28910,8 +28897,8 @@ var require_client_h1 = __commonJS({
         }
         assert(statusCode >= 100);
         assert((this.headers.length & 1) === 0);
-        const request3 = client[kQueue][client[kRunningIdx]];
-        assert(request3);
+        const request2 = client[kQueue][client[kRunningIdx]];
+        assert(request2);
         this.statusCode = 0;
         this.statusText = "";
         this.bytesRead = 0;
@@ -28923,11 +28910,11 @@ var require_client_h1 = __commonJS({
         if (statusCode < 200) {
           return 0;
         }
-        if (request3.method !== "HEAD" && contentLength && bytesRead !== parseInt(contentLength, 10)) {
+        if (request2.method !== "HEAD" && contentLength && bytesRead !== parseInt(contentLength, 10)) {
           util.destroy(socket, new ResponseContentLengthMismatchError());
           return -1;
         }
-        request3.onComplete(headers);
+        request2.onComplete(headers);
         client[kQueue][client[kRunningIdx]++] = null;
         socket[kSocketUsed] = client[kPending] === 0;
         if (socket[kWriting]) {
@@ -28996,8 +28983,8 @@ var require_client_h1 = __commonJS({
       return {
         version: "h1",
         defaultPipelining: 1,
-        write(request3) {
-          return writeH1(client, request3);
+        write(request2) {
+          return writeH1(client, request2);
         },
         resume() {
           resumeH1(client);
@@ -29024,18 +29011,18 @@ var require_client_h1 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
          */
-        busy(request3) {
+        busy(request2) {
           if (socket[kWriting] || socket[kReset] || socket[kBlocking] || socket[kIdleSocketValidation] === 1) {
             return true;
           }
-          if (request3) {
-            if (client[kRunning] > 0 && !request3.idempotent) {
+          if (request2) {
+            if (client[kRunning] > 0 && !request2.idempotent) {
               return true;
             }
-            if (client[kRunning] > 0 && (request3.upgrade || request3.method === "CONNECT")) {
+            if (client[kRunning] > 0 && (request2.upgrade || request2.method === "CONNECT")) {
               return true;
             }
-            if (client[kRunning] > 0 && util.bodyLength(request3.body) !== 0 && (util.isStream(request3.body) || util.isAsyncIterable(request3.body) || util.isFormDataLike(request3.body))) {
+            if (client[kRunning] > 0 && util.bodyLength(request2.body) !== 0 && (util.isStream(request2.body) || util.isAsyncIterable(request2.body) || util.isFormDataLike(request2.body))) {
               return true;
             }
           }
@@ -29088,13 +29075,13 @@ var require_client_h1 = __commonJS({
         assert(client[kPending] === 0);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i2 = 0; i2 < requests.length; i2++) {
-          const request3 = requests[i2];
-          util.errorRequest(client, request3, err);
+          const request2 = requests[i2];
+          util.errorRequest(client, request2, err);
         }
       } else if (client[kRunning] > 0 && err.code !== "UND_ERR_INFO") {
-        const request3 = client[kQueue][client[kRunningIdx]];
+        const request2 = client[kQueue][client[kRunningIdx]];
         client[kQueue][client[kRunningIdx]++] = null;
-        util.errorRequest(client, request3, err);
+        util.errorRequest(client, request2, err);
       }
       client[kPendingIdx] = client[kRunningIdx];
       assert(client[kRunning] === 0);
@@ -29162,8 +29149,8 @@ var require_client_h1 = __commonJS({
           }
         } else if (client[kRunning] > 0 && socket[kParser].statusCode < 200) {
           if (socket[kParser].timeoutType !== TIMEOUT_HEADERS) {
-            const request3 = client[kQueue][client[kRunningIdx]];
-            const headersTimeout = request3.headersTimeout != null ? request3.headersTimeout : client[kHeadersTimeout];
+            const request2 = client[kQueue][client[kRunningIdx]];
+            const headersTimeout = request2.headersTimeout != null ? request2.headersTimeout : client[kHeadersTimeout];
             socket[kParser].setTimeout(headersTimeout, TIMEOUT_HEADERS);
           }
         }
@@ -29172,11 +29159,11 @@ var require_client_h1 = __commonJS({
     function shouldSendContentLength(method) {
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
-    function setTypeOfService(socket, request3) {
+    function setTypeOfService(socket, request2) {
       if (typeof socket.setTypeOfService !== "function") {
         return;
       }
-      const typeOfService = request3.typeOfService;
+      const typeOfService = request2.typeOfService;
       if (typeOfService === void 0) {
         return;
       }
@@ -29190,26 +29177,26 @@ var require_client_h1 = __commonJS({
       } catch {
       }
     }
-    function writeH1(client, request3) {
-      const { method, path: path17, host, upgrade, blocking, reset: reset2 } = request3;
-      let { body, headers, contentLength } = request3;
+    function writeH1(client, request2) {
+      const { method, path: path17, host, upgrade, blocking, reset: reset2 } = request2;
+      let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
         if (!extractBody) {
           extractBody = require_body().extractBody;
         }
         const [bodyStream, contentType] = extractBody(body);
-        if (request3.contentType == null) {
+        if (request2.contentType == null) {
           headers.push("content-type", contentType);
         }
         body = bodyStream.stream;
         contentLength = bodyStream.length;
-      } else if (util.isBlobLike(body) && request3.contentType == null) {
+      } else if (util.isBlobLike(body) && request2.contentType == null) {
         const contentType = body.type;
         if (contentType) {
           const contentTypeValue = `${contentType}`;
           if (!util.isValidHeaderValue(contentTypeValue)) {
-            util.errorRequest(client, request3, new InvalidArgumentError2("invalid content-type header"));
+            util.errorRequest(client, request2, new InvalidArgumentError2("invalid content-type header"));
             return false;
           }
           headers.push("content-type", contentTypeValue);
@@ -29221,14 +29208,14 @@ var require_client_h1 = __commonJS({
       const bodyLength = util.bodyLength(body);
       contentLength = bodyLength ?? contentLength;
       if (contentLength === null) {
-        contentLength = request3.contentLength;
+        contentLength = request2.contentLength;
       }
       if (contentLength === 0 && !expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request3.contentLength !== null && request3.contentLength !== contentLength) {
+      if (shouldSendContentLength(method) && contentLength > 0 && request2.contentLength !== null && request2.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request3, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request2, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -29236,19 +29223,19 @@ var require_client_h1 = __commonJS({
       const socket = client[kSocket];
       clearIdleSocketValidation(socket);
       const abort = (err) => {
-        if (request3.aborted || request3.completed) {
+        if (request2.aborted || request2.completed) {
           return;
         }
-        util.errorRequest(client, request3, err || new RequestAbortedError());
+        util.errorRequest(client, request2, err || new RequestAbortedError());
         util.destroy(body);
         util.destroy(socket, new InformationalError("aborted"));
       };
       try {
-        request3.onConnect(abort);
+        request2.onConnect(abort);
       } catch (err) {
-        util.errorRequest(client, request3, err);
+        util.errorRequest(client, request2, err);
       }
-      if (request3.aborted) {
+      if (request2.aborted) {
         return false;
       }
       if (method === "HEAD") {
@@ -29266,7 +29253,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      setTypeOfService(socket, request3);
+      setTypeOfService(socket, request2);
       let header = `${method} ${path17} HTTP/1.1\r
 `;
       if (typeof host === "string") {
@@ -29300,31 +29287,31 @@ upgrade: ${upgrade}\r
         }
       }
       if (channels.sendHeaders.hasSubscribers) {
-        channels.sendHeaders.publish({ request: request3, headers: header, socket });
+        channels.sendHeaders.publish({ request: request2, headers: header, socket });
       }
       if (!body || bodyLength === 0) {
-        writeBuffer(abort, null, client, request3, socket, contentLength, header, expectsPayload);
+        writeBuffer(abort, null, client, request2, socket, contentLength, header, expectsPayload);
       } else if (util.isBuffer(body)) {
-        writeBuffer(abort, body, client, request3, socket, contentLength, header, expectsPayload);
+        writeBuffer(abort, body, client, request2, socket, contentLength, header, expectsPayload);
       } else if (util.isBlobLike(body)) {
         if (typeof body.stream === "function") {
-          writeIterable(abort, body.stream(), client, request3, socket, contentLength, header, expectsPayload);
+          writeIterable(abort, body.stream(), client, request2, socket, contentLength, header, expectsPayload);
         } else {
-          writeBlob(abort, body, client, request3, socket, contentLength, header, expectsPayload);
+          writeBlob(abort, body, client, request2, socket, contentLength, header, expectsPayload);
         }
       } else if (util.isStream(body)) {
-        writeStream(abort, body, client, request3, socket, contentLength, header, expectsPayload);
+        writeStream(abort, body, client, request2, socket, contentLength, header, expectsPayload);
       } else if (util.isIterable(body)) {
-        writeIterable(abort, body, client, request3, socket, contentLength, header, expectsPayload);
+        writeIterable(abort, body, client, request2, socket, contentLength, header, expectsPayload);
       } else {
         assert(false);
       }
       return true;
     }
-    function writeStream(abort, body, client, request3, socket, contentLength, header, expectsPayload) {
+    function writeStream(abort, body, client, request2, socket, contentLength, header, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       let finished7 = false;
-      const writer = new AsyncWriter({ abort, socket, request: request3, contentLength, client, expectsPayload, header });
+      const writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client, expectsPayload, header });
       const onData = function(chunk) {
         if (finished7) {
           return;
@@ -29390,7 +29377,7 @@ upgrade: ${upgrade}\r
         setImmediate(onClose);
       }
     }
-    function writeBuffer(abort, body, client, request3, socket, contentLength, header, expectsPayload) {
+    function writeBuffer(abort, body, client, request2, socket, contentLength, header, expectsPayload) {
       try {
         if (!body) {
           if (contentLength === 0) {
@@ -29410,18 +29397,18 @@ upgrade: ${upgrade}\r
 `, "latin1");
           socket.write(body);
           socket.uncork();
-          request3.onBodySent(body);
-          if (!expectsPayload && request3.reset !== false) {
+          request2.onBodySent(body);
+          if (!expectsPayload && request2.reset !== false) {
             socket[kReset] = true;
           }
         }
-        request3.onRequestSent();
+        request2.onRequestSent();
         client[kResume]();
       } catch (err) {
         abort(err);
       }
     }
-    async function writeBlob(abort, body, client, request3, socket, contentLength, header, expectsPayload) {
+    async function writeBlob(abort, body, client, request2, socket, contentLength, header, expectsPayload) {
       assert(contentLength === body.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body.size) {
@@ -29434,9 +29421,9 @@ upgrade: ${upgrade}\r
 `, "latin1");
         socket.write(buffer);
         socket.uncork();
-        request3.onBodySent(buffer);
-        request3.onRequestSent();
-        if (!expectsPayload && request3.reset !== false) {
+        request2.onBodySent(buffer);
+        request2.onRequestSent();
+        if (!expectsPayload && request2.reset !== false) {
           socket[kReset] = true;
         }
         client[kResume]();
@@ -29444,7 +29431,7 @@ upgrade: ${upgrade}\r
         abort(err);
       }
     }
-    async function writeIterable(abort, body, client, request3, socket, contentLength, header, expectsPayload) {
+    async function writeIterable(abort, body, client, request2, socket, contentLength, header, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -29463,7 +29450,7 @@ upgrade: ${upgrade}\r
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
-      const writer = new AsyncWriter({ abort, socket, request: request3, contentLength, client, expectsPayload, header });
+      const writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client, expectsPayload, header });
       try {
         for await (const chunk of body) {
           if (socket[kError]) {
@@ -29492,9 +29479,9 @@ upgrade: ${upgrade}\r
        * @param {boolean} arg.expectsPayload
        * @param {string} arg.header
        */
-      constructor({ abort, socket, request: request3, contentLength, client, expectsPayload, header }) {
+      constructor({ abort, socket, request: request2, contentLength, client, expectsPayload, header }) {
         this.socket = socket;
-        this.request = request3;
+        this.request = request2;
         this.contentLength = contentLength;
         this.client = client;
         this.bytesWritten = 0;
@@ -29508,7 +29495,7 @@ upgrade: ${upgrade}\r
        * @returns
        */
       write(chunk) {
-        const { socket, request: request3, contentLength, client, bytesWritten, expectsPayload, header } = this;
+        const { socket, request: request2, contentLength, client, bytesWritten, expectsPayload, header } = this;
         if (socket[kError]) {
           throw socket[kError];
         }
@@ -29527,7 +29514,7 @@ upgrade: ${upgrade}\r
         }
         socket.cork();
         if (bytesWritten === 0) {
-          if (!expectsPayload && request3.reset !== false) {
+          if (!expectsPayload && request2.reset !== false) {
             socket[kReset] = true;
           }
           if (contentLength === null) {
@@ -29547,7 +29534,7 @@ ${len.toString(16)}\r
         this.bytesWritten += len;
         const ret = socket.write(chunk);
         socket.uncork();
-        request3.onBodySent(chunk);
+        request2.onBodySent(chunk);
         if (!ret) {
           if (socket[kParser].timeout && socket[kParser].timeoutType === TIMEOUT_HEADERS) {
             if (socket[kParser].timeout.refresh) {
@@ -29561,8 +29548,8 @@ ${len.toString(16)}\r
        * @returns {void}
        */
       end() {
-        const { socket, contentLength, client, bytesWritten, expectsPayload, header, request: request3 } = this;
-        request3.onRequestSent();
+        const { socket, contentLength, client, bytesWritten, expectsPayload, header, request: request2 } = this;
+        request2.onRequestSent();
         socket[kWriting] = false;
         if (socket[kError]) {
           throw socket[kError];
@@ -29661,11 +29648,11 @@ var require_client_h2 = __commonJS({
     var { channels } = require_diagnostics();
     var kOpenStreams = /* @__PURE__ */ Symbol("open streams");
     var extractBody;
-    var http22;
+    var http2;
     try {
-      http22 = __require("node:http2");
+      http2 = __require("node:http2");
     } catch {
-      http22 = { constants: {} };
+      http2 = { constants: {} };
     }
     var {
       constants: {
@@ -29680,7 +29667,7 @@ var require_client_h2 = __commonJS({
         NGHTTP2_REFUSED_STREAM,
         NGHTTP2_CANCEL
       }
-    } = http22;
+    } = http2;
     function parseH2Headers(headers) {
       const result = [];
       for (const [name, value] of Object.entries(headers)) {
@@ -29698,7 +29685,7 @@ var require_client_h2 = __commonJS({
       client[kSocket] = socket;
       const http2InitialWindowSize = client[kHTTP2InitialWindowSize];
       const http2ConnectionWindowSize = client[kHTTP2ConnectionWindowSize];
-      const session = http22.connect(client[kUrl], {
+      const session = http2.connect(client[kUrl], {
         createConnection: () => socket,
         peerMaxConcurrentStreams: client[kMaxConcurrentStreams],
         settings: {
@@ -29742,8 +29729,8 @@ var require_client_h2 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        write(request3) {
-          return writeH2(client, request3);
+        write(request2) {
+          return writeH2(client, request2);
         },
         /**
          * @returns {void}
@@ -29772,14 +29759,14 @@ var require_client_h2 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        busy(request3) {
-          if (request3 != null) {
+        busy(request2) {
+          if (request2 != null) {
             if (client[kRunning] > 0) {
-              if (request3.idempotent === false) return true;
-              if ((request3.upgrade === "websocket" || request3.method === "CONNECT") && session[kRemoteSettings] === false) return true;
-              if (util.bodyLength(request3.body) !== 0 && (util.isStream(request3.body) || util.isAsyncIterable(request3.body) || util.isFormDataLike(request3.body))) return true;
+              if (request2.idempotent === false) return true;
+              if ((request2.upgrade === "websocket" || request2.method === "CONNECT") && session[kRemoteSettings] === false) return true;
+              if (util.bodyLength(request2.body) !== 0 && (util.isStream(request2.body) || util.isAsyncIterable(request2.body) || util.isFormDataLike(request2.body))) return true;
             } else {
-              return (request3.upgrade === "websocket" || request3.method === "CONNECT") && session[kRemoteSettings] === false;
+              return (request2.upgrade === "websocket" || request2.method === "CONNECT") && session[kRemoteSettings] === false;
             }
           }
           return false;
@@ -29854,15 +29841,15 @@ var require_client_h2 = __commonJS({
       this.destroy(err);
       util.destroy(this[kSocket], err);
     }
-    function completeRequest(client, request3, resetPendingIdx = false) {
+    function completeRequest(client, request2, resetPendingIdx = false) {
       const queue = client[kQueue];
       const runningIdx = client[kRunningIdx];
-      if (runningIdx < client[kPendingIdx] && queue[runningIdx] === request3) {
+      if (runningIdx < client[kPendingIdx] && queue[runningIdx] === request2) {
         queue[runningIdx] = null;
         client[kRunningIdx] = runningIdx + 1;
         return;
       }
-      const index = queue.indexOf(request3, runningIdx);
+      const index = queue.indexOf(request2, runningIdx);
       if (index === -1 || index >= client[kPendingIdx]) {
         return;
       }
@@ -29881,10 +29868,10 @@ var require_client_h2 = __commonJS({
       this[kHTTP2Session] = null;
       util.destroy(this[kSocket], err);
       if (client[kRunningIdx] < client[kQueue].length) {
-        const request3 = client[kQueue][client[kRunningIdx]];
+        const request2 = client[kQueue][client[kRunningIdx]];
         client[kQueue][client[kRunningIdx]++] = null;
-        if (request3 != null) {
-          util.errorRequest(client, request3, err);
+        if (request2 != null) {
+          util.errorRequest(client, request2, err);
         }
         client[kPendingIdx] = client[kRunningIdx];
       }
@@ -29907,9 +29894,9 @@ var require_client_h2 = __commonJS({
         assert(client[kPending] === 0);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i2 = 0; i2 < requests.length; i2++) {
-          const request3 = requests[i2];
-          if (request3 != null) {
-            util.errorRequest(client, request3, err);
+          const request2 = requests[i2];
+          if (request2 != null) {
+            util.errorRequest(client, request2, err);
           }
         }
       }
@@ -29940,14 +29927,14 @@ var require_client_h2 = __commonJS({
     function shouldSendContentLength(method) {
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
-    function writeH2(client, request3) {
-      const headersTimeout = request3.headersTimeout ?? client[kHeadersTimeout];
-      const bodyTimeout = request3.bodyTimeout ?? client[kBodyTimeout];
+    function writeH2(client, request2) {
+      const headersTimeout = request2.headersTimeout ?? client[kHeadersTimeout];
+      const bodyTimeout = request2.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path17, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request3;
-      let { body } = request3;
+      const { method, path: path17, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request2;
+      let { body } = request2;
       if (upgrade != null && upgrade !== "websocket") {
-        util.errorRequest(client, request3, new InvalidArgumentError2(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
+        util.errorRequest(client, request2, new InvalidArgumentError2(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
         return false;
       }
       const headers = {};
@@ -29981,33 +29968,33 @@ var require_client_h2 = __commonJS({
       headers[HTTP2_HEADER_AUTHORITY] = host || `${hostname3}${port ? `:${port}` : ""}`;
       headers[HTTP2_HEADER_METHOD] = method;
       const abort = (err) => {
-        if (request3.aborted || request3.completed) {
+        if (request2.aborted || request2.completed) {
           return;
         }
         err = err || new RequestAbortedError();
-        util.errorRequest(client, request3, err);
+        util.errorRequest(client, request2, err);
         if (stream != null) {
           stream.removeAllListeners("data");
           stream.close();
           client[kOnError](err);
-          completeRequest(client, request3);
+          completeRequest(client, request2);
           client[kResume]();
         }
         util.destroy(body, err);
       };
       try {
-        request3.onConnect(abort);
+        request2.onConnect(abort);
       } catch (err) {
-        util.errorRequest(client, request3, err);
+        util.errorRequest(client, request2, err);
       }
-      if (request3.aborted) {
+      if (request2.aborted) {
         return false;
       }
       if (upgrade || method === "CONNECT") {
         session.ref();
         if (upgrade === "websocket") {
           if (session[kEnableConnectProtocol] === false) {
-            util.errorRequest(client, request3, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server"));
+            util.errorRequest(client, request2, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server"));
             session.unref();
             return false;
           }
@@ -30025,12 +30012,12 @@ var require_client_h2 = __commonJS({
           stream.once("response", (headers2, _flags) => {
             const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
             try {
-              request3.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
+              request2.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
             } catch (err) {
               abort(err);
               return;
             }
-            completeRequest(client, request3);
+            completeRequest(client, request2);
           });
           stream.on("error", () => {
             if (stream.rstCode === NGHTTP2_REFUSED_STREAM || stream.rstCode === NGHTTP2_CANCEL) {
@@ -30050,12 +30037,12 @@ var require_client_h2 = __commonJS({
         stream.on("response", (headers2) => {
           const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
           try {
-            request3.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
+            request2.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
           } catch (err) {
             abort(err);
             return;
           }
-          completeRequest(client, request3);
+          completeRequest(client, request2);
         });
         stream.on("error", abort);
         stream.once("close", () => {
@@ -30080,14 +30067,14 @@ var require_client_h2 = __commonJS({
         contentLength = bodyStream.length;
       }
       if (contentLength == null) {
-        contentLength = request3.contentLength;
+        contentLength = request2.contentLength;
       }
       if (!expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request3.contentLength != null && request3.contentLength !== contentLength) {
+      if (shouldSendContentLength(method) && contentLength > 0 && request2.contentLength != null && request2.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request3, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request2, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -30103,7 +30090,7 @@ var require_client_h2 = __commonJS({
           header += `${key}: ${headers[key]}\r
 `;
         }
-        channels.sendHeaders.publish({ request: request3, headers: header, socket: session[kSocket] });
+        channels.sendHeaders.publish({ request: request2, headers: header, socket: session[kSocket] });
       }
       const shouldEndStream = method === "GET" || method === "HEAD" || body === null;
       if (expectContinue) {
@@ -30124,21 +30111,21 @@ var require_client_h2 = __commonJS({
       let responseReceived = false;
       stream.once("response", (headers2) => {
         const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
-        request3.onResponseStarted();
+        request2.onResponseStarted();
         responseReceived = true;
         stream.setTimeout(bodyTimeout);
-        if (request3.aborted) {
+        if (request2.aborted) {
           stream.removeAllListeners("data");
           return;
         }
-        if (request3.onHeaders(Number(statusCode), parseH2Headers(realHeaders), stream.resume.bind(stream), "") === false) {
+        if (request2.onHeaders(Number(statusCode), parseH2Headers(realHeaders), stream.resume.bind(stream), "") === false) {
           stream.pause();
         }
         stream.on("data", (chunk) => {
-          if (request3.aborted || request3.completed) {
+          if (request2.aborted || request2.completed) {
             return;
           }
-          if (request3.onData(chunk) === false) {
+          if (request2.onData(chunk) === false) {
             stream.pause();
           }
         });
@@ -30146,14 +30133,14 @@ var require_client_h2 = __commonJS({
       stream.once("end", () => {
         stream.removeAllListeners("data");
         if (responseReceived) {
-          if (!request3.aborted && !request3.completed) {
-            request3.onComplete({});
+          if (!request2.aborted && !request2.completed) {
+            request2.onComplete({});
           }
-          completeRequest(client, request3);
+          completeRequest(client, request2);
           client[kResume]();
         } else {
           abort(new InformationalError("HTTP/2: stream half-closed (remote)"));
-          completeRequest(client, request3, true);
+          completeRequest(client, request2, true);
           client[kResume]();
         }
       });
@@ -30163,7 +30150,7 @@ var require_client_h2 = __commonJS({
         if (session[kOpenStreams] === 0) {
           session.unref();
         }
-        if (!request3.aborted && !request3.completed) {
+        if (!request2.aborted && !request2.completed) {
           abort(new InformationalError("HTTP/2: stream closed before the response was complete"));
         }
       });
@@ -30188,11 +30175,11 @@ var require_client_h2 = __commonJS({
         abort(err);
       });
       stream.once("trailers", (trailers) => {
-        if (request3.aborted || request3.completed) {
+        if (request2.aborted || request2.completed) {
           return;
         }
         stream.removeAllListeners("data");
-        request3.onComplete(trailers);
+        request2.onComplete(trailers);
       });
       return true;
       function writeBodyH2() {
@@ -30202,7 +30189,7 @@ var require_client_h2 = __commonJS({
             stream,
             null,
             client,
-            request3,
+            request2,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -30213,7 +30200,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request3,
+            request2,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -30225,7 +30212,7 @@ var require_client_h2 = __commonJS({
               stream,
               body.stream(),
               client,
-              request3,
+              request2,
               client[kSocket],
               contentLength,
               expectsPayload
@@ -30236,7 +30223,7 @@ var require_client_h2 = __commonJS({
               stream,
               body,
               client,
-              request3,
+              request2,
               client[kSocket],
               contentLength,
               expectsPayload
@@ -30250,7 +30237,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request3,
+            request2,
             contentLength
           );
         } else if (util.isIterable(body)) {
@@ -30259,7 +30246,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request3,
+            request2,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -30269,7 +30256,7 @@ var require_client_h2 = __commonJS({
         }
       }
     }
-    function writeBuffer(abort, h2stream, body, client, request3, socket, contentLength, expectsPayload) {
+    function writeBuffer(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
       try {
         if (body != null && util.isBuffer(body)) {
           assert(contentLength === body.byteLength, "buffer body must have content length");
@@ -30277,18 +30264,18 @@ var require_client_h2 = __commonJS({
           h2stream.write(body);
           h2stream.uncork();
           h2stream.end();
-          request3.onBodySent(body);
+          request2.onBodySent(body);
         }
         if (!expectsPayload) {
           socket[kReset] = true;
         }
-        request3.onRequestSent();
+        request2.onRequestSent();
         client[kResume]();
       } catch (error2) {
         abort(error2);
       }
     }
-    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request3, contentLength) {
+    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request2, contentLength) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       const pipe = pipeline(
         body,
@@ -30299,7 +30286,7 @@ var require_client_h2 = __commonJS({
             abort(err);
           } else {
             util.removeAllListeners(pipe);
-            request3.onRequestSent();
+            request2.onRequestSent();
             if (!expectsPayload) {
               socket[kReset] = true;
             }
@@ -30309,10 +30296,10 @@ var require_client_h2 = __commonJS({
       );
       util.addListener(pipe, "data", onPipeData);
       function onPipeData(chunk) {
-        request3.onBodySent(chunk);
+        request2.onBodySent(chunk);
       }
     }
-    async function writeBlob(abort, h2stream, body, client, request3, socket, contentLength, expectsPayload) {
+    async function writeBlob(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
       assert(contentLength === body.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body.size) {
@@ -30323,8 +30310,8 @@ var require_client_h2 = __commonJS({
         h2stream.write(buffer);
         h2stream.uncork();
         h2stream.end();
-        request3.onBodySent(buffer);
-        request3.onRequestSent();
+        request2.onBodySent(buffer);
+        request2.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -30333,7 +30320,7 @@ var require_client_h2 = __commonJS({
         abort(err);
       }
     }
-    async function writeIterable(abort, h2stream, body, client, request3, socket, contentLength, expectsPayload) {
+    async function writeIterable(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -30358,13 +30345,13 @@ var require_client_h2 = __commonJS({
             throw socket[kError];
           }
           const res = h2stream.write(chunk);
-          request3.onBodySent(chunk);
+          request2.onBodySent(chunk);
           if (!res) {
             await waitForDrain();
           }
         }
         h2stream.end();
-        request3.onRequestSent();
+        request2.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -30385,7 +30372,7 @@ var require_client = __commonJS({
     "use strict";
     var assert = __require("node:assert");
     var net = __require("node:net");
-    var http3 = __require("node:http");
+    var http2 = __require("node:http");
     var util = require_util2();
     var { ClientStats } = require_stats();
     var { channels } = require_diagnostics();
@@ -30443,7 +30430,7 @@ var require_client = __commonJS({
     var connectH1 = require_client_h1();
     var connectH2 = require_client_h2();
     var kClosedResolve = /* @__PURE__ */ Symbol("kClosedResolve");
-    var getDefaultNodeMaxHeaderSize = http3 && http3.maxHeaderSize && Number.isInteger(http3.maxHeaderSize) && http3.maxHeaderSize > 0 ? () => http3.maxHeaderSize : () => {
+    var getDefaultNodeMaxHeaderSize = http2 && http2.maxHeaderSize && Number.isInteger(http2.maxHeaderSize) && http2.maxHeaderSize > 0 ? () => http2.maxHeaderSize : () => {
       throw new InvalidArgumentError2("http module not available or http.maxHeaderSize invalid");
     };
     var noop3 = () => {
@@ -30650,10 +30637,10 @@ var require_client = __commonJS({
         this.once("connect", cb);
       }
       [kDispatch](opts, handler) {
-        const request3 = new Request(this[kUrl].origin, opts, handler);
-        this[kQueue].push(request3);
+        const request2 = new Request(this[kUrl].origin, opts, handler);
+        this[kQueue].push(request2);
         if (this[kResuming]) {
-        } else if (util.bodyLength(request3.body) == null && util.isIterable(request3.body)) {
+        } else if (util.bodyLength(request2.body) == null && util.isIterable(request2.body)) {
           this[kResuming] = 1;
           queueMicrotask(() => resume(this));
         } else {
@@ -30677,9 +30664,9 @@ var require_client = __commonJS({
         return new Promise((resolve) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i2 = 0; i2 < requests.length; i2++) {
-            const request3 = requests[i2];
-            if (request3 != null) {
-              util.errorRequest(this, request3, err);
+            const request2 = requests[i2];
+            if (request2 != null) {
+              util.errorRequest(this, request2, err);
             }
           }
           const callback = () => {
@@ -30704,9 +30691,9 @@ var require_client = __commonJS({
         assert(client[kPendingIdx] === client[kRunningIdx]);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i2 = 0; i2 < requests.length; i2++) {
-          const request3 = requests[i2];
-          if (request3 != null) {
-            util.errorRequest(client, request3, err);
+          const request2 = requests[i2];
+          if (request2 != null) {
+            util.errorRequest(client, request2, err);
           }
         }
         assert(client[kSize] === 0);
@@ -30817,8 +30804,8 @@ var require_client = __commonJS({
       if (err.code === "ERR_TLS_CERT_ALTNAME_INVALID") {
         assert(client[kRunning] === 0);
         while (client[kPending] > 0 && client[kQueue][client[kPendingIdx]].servername === client[kServerName]) {
-          const request3 = client[kQueue][client[kPendingIdx]++];
-          util.errorRequest(client, request3, err);
+          const request2 = client[kQueue][client[kPendingIdx]++];
+          util.errorRequest(client, request2, err);
         }
       } else {
         onError(client, err);
@@ -30873,15 +30860,15 @@ var require_client = __commonJS({
         if (client[kRunning] >= (getPipelining(client) || 1)) {
           return;
         }
-        const request3 = client[kQueue][client[kPendingIdx]];
-        if (request3 === null) {
+        const request2 = client[kQueue][client[kPendingIdx]];
+        if (request2 === null) {
           return;
         }
-        if (client[kUrl].protocol === "https:" && client[kServerName] !== request3.servername) {
+        if (client[kUrl].protocol === "https:" && client[kServerName] !== request2.servername) {
           if (client[kRunning] > 0) {
             return;
           }
-          client[kServerName] = request3.servername;
+          client[kServerName] = request2.servername;
           client[kHTTPContext]?.destroy(new InformationalError("servername changed"), () => {
             client[kHTTPContext] = null;
             resume(client);
@@ -30897,10 +30884,10 @@ var require_client = __commonJS({
         if (client[kHTTPContext].destroyed) {
           return;
         }
-        if (client[kHTTPContext].busy(request3)) {
+        if (client[kHTTPContext].busy(request2)) {
           return;
         }
-        if (!request3.aborted && client[kHTTPContext].write(request3)) {
+        if (!request2.aborted && client[kHTTPContext].write(request2)) {
           client[kPendingIdx]++;
         } else {
           client[kQueue].splice(client[kPendingIdx], 1);
@@ -31955,13 +31942,13 @@ var require_socks5_client = __commonJS({
         }
         debug("starting handshake with", this.authMethods.length, "auth methods");
         this.state = STATES.HANDSHAKING;
-        const request3 = Buffer5.alloc(2 + this.authMethods.length);
-        request3[0] = SOCKS_VERSION;
-        request3[1] = this.authMethods.length;
+        const request2 = Buffer5.alloc(2 + this.authMethods.length);
+        request2[0] = SOCKS_VERSION;
+        request2[1] = this.authMethods.length;
         this.authMethods.forEach((method, i2) => {
-          request3[2 + i2] = method;
+          request2[2 + i2] = method;
         });
-        this.socket.write(request3);
+        this.socket.write(request2);
       }
       /**
        * Handle handshake response from server
@@ -32003,13 +31990,13 @@ var require_socks5_client = __commonJS({
         if (usernameBuffer.length > 255 || passwordBuffer.length > 255) {
           throw new InvalidArgumentError2("Username or password too long");
         }
-        const request3 = Buffer5.alloc(3 + usernameBuffer.length + passwordBuffer.length);
-        request3[0] = 1;
-        request3[1] = usernameBuffer.length;
-        usernameBuffer.copy(request3, 2);
-        request3[2 + usernameBuffer.length] = passwordBuffer.length;
-        passwordBuffer.copy(request3, 3 + usernameBuffer.length);
-        this.socket.write(request3);
+        const request2 = Buffer5.alloc(3 + usernameBuffer.length + passwordBuffer.length);
+        request2[0] = 1;
+        request2[1] = usernameBuffer.length;
+        usernameBuffer.copy(request2, 2);
+        request2[2 + usernameBuffer.length] = passwordBuffer.length;
+        passwordBuffer.copy(request2, 3 + usernameBuffer.length);
+        this.socket.write(request2);
       }
       /**
        * Handle authentication response
@@ -32044,22 +32031,22 @@ var require_socks5_client = __commonJS({
         }
         debug("connecting to", address, port);
         this.state = STATES.CONNECTING;
-        const request3 = this.buildConnectRequest(COMMANDS.CONNECT, address, port);
-        this.socket.write(request3);
+        const request2 = this.buildConnectRequest(COMMANDS.CONNECT, address, port);
+        this.socket.write(request2);
       }
       /**
        * Build a SOCKS5 request
        */
       buildConnectRequest(command, address, port) {
         const { type: addressType, buffer: addressBuffer } = parseAddress(address);
-        const request3 = Buffer5.alloc(4 + addressBuffer.length + 2);
-        request3[0] = SOCKS_VERSION;
-        request3[1] = command;
-        request3[2] = 0;
-        request3[3] = addressType;
-        addressBuffer.copy(request3, 4);
-        request3.writeUInt16BE(port, 4 + addressBuffer.length);
-        return request3;
+        const request2 = Buffer5.alloc(4 + addressBuffer.length + 2);
+        request2[0] = SOCKS_VERSION;
+        request2[1] = command;
+        request2[2] = 0;
+        request2[3] = addressType;
+        addressBuffer.copy(request2, 4);
+        request2.writeUInt16BE(port, 4 + addressBuffer.length);
+        return request2;
       }
       /**
        * Handle CONNECT response
@@ -32629,7 +32616,7 @@ var require_env_http_proxy_agent = __commonJS({
       "http:": 80,
       "https:": 443
     };
-    var EnvHttpProxyAgent4 = class extends DispatcherBase {
+    var EnvHttpProxyAgent3 = class extends DispatcherBase {
       #noProxyValue = null;
       #noProxyEntries = null;
       #opts = null;
@@ -32736,7 +32723,7 @@ var require_env_http_proxy_agent = __commonJS({
         return process.env.no_proxy ?? process.env.NO_PROXY ?? "";
       }
     };
-    module.exports = EnvHttpProxyAgent4;
+    module.exports = EnvHttpProxyAgent3;
   }
 });
 
@@ -33779,10 +33766,10 @@ var require_api_request = __commonJS({
         }
       }
     };
-    function request3(opts, callback) {
+    function request2(opts, callback) {
       if (callback === void 0) {
         return new Promise((resolve, reject) => {
-          request3.call(this, opts, (err, data) => {
+          request2.call(this, opts, (err, data) => {
             return err ? reject(err) : resolve(data);
           });
         });
@@ -33798,7 +33785,7 @@ var require_api_request = __commonJS({
         queueMicrotask(() => callback(err, { opaque }));
       }
     }
-    module.exports = request3;
+    module.exports = request2;
     module.exports.RequestHandler = RequestHandler;
   }
 });
@@ -35655,7 +35642,7 @@ var require_snapshot_utils = __commonJS({
 var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
-    var { writeFile: writeFile5, readFile: readFile9, mkdir: mkdir2 } = __require("node:fs/promises");
+    var { writeFile: writeFile5, readFile: readFile8, mkdir: mkdir2 } = __require("node:fs/promises");
     var { dirname, resolve } = __require("node:path");
     var { setTimeout: setTimeout4, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError: InvalidArgumentError2, UndiciError } = require_errors3();
@@ -35781,8 +35768,8 @@ var require_snapshot_recorder = __commonJS({
         if (this.isUrlExcluded(requestOpts)) {
           return;
         }
-        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request3);
+        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request2);
         const normalizedHeaders = normalizeHeaders(response.headers);
         const responseData = {
           statusCode: response.statusCode,
@@ -35800,7 +35787,7 @@ var require_snapshot_recorder = __commonJS({
           existingSnapshot.timestamp = (/* @__PURE__ */ new Date()).toISOString();
         } else {
           this.#snapshots.set(hash, {
-            request: request3,
+            request: request2,
             responses: [responseData],
             // Always store as array for consistency
             callCount: 0,
@@ -35834,8 +35821,8 @@ var require_snapshot_recorder = __commonJS({
         if (this.isUrlExcluded(requestOpts)) {
           return void 0;
         }
-        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request3);
+        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request2);
         const snapshot2 = this.#snapshots.get(hash);
         if (!snapshot2) return void 0;
         const currentCallCount = snapshot2.callCount || 0;
@@ -35857,7 +35844,7 @@ var require_snapshot_recorder = __commonJS({
           throw new InvalidArgumentError2("Snapshot path is required");
         }
         try {
-          const data = await readFile9(resolve(path17), "utf8");
+          const data = await readFile8(resolve(path17), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -35930,8 +35917,8 @@ var require_snapshot_recorder = __commonJS({
        * @returns {boolean} - True if snapshot was deleted, false if not found
        */
       deleteSnapshot(requestOpts) {
-        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request3);
+        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request2);
         return this.#snapshots.delete(hash);
       }
       /**
@@ -35940,8 +35927,8 @@ var require_snapshot_recorder = __commonJS({
        * @returns {SnapshotInfo|null} - Snapshot information or null if not found
        */
       getSnapshotInfo(requestOpts) {
-        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request3);
+        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request2);
         const snapshot2 = this.#snapshots.get(hash);
         if (!snapshot2) return null;
         return {
@@ -36232,16 +36219,16 @@ var require_snapshot_agent = __commonJS({
        */
       #setupMockInterceptors() {
         for (const snapshot2 of this[kSnapshotRecorder].getSnapshots()) {
-          const { request: request3, responses, response } = snapshot2;
-          const url = new URL(request3.url);
+          const { request: request2, responses, response } = snapshot2;
+          const url = new URL(request2.url);
           const mockPool = this.get(url.origin);
           const responseData = responses ? responses[0] : response;
           if (!responseData) continue;
           mockPool.intercept({
             path: url.pathname + url.search,
-            method: request3.method,
-            headers: request3.headers,
-            body: request3.body
+            method: request2.method,
+            headers: request2.headers,
+            body: request2.body
           }).reply(responseData.statusCode, responseData.body, {
             headers: responseData.headers,
             trailers: responseData.trailers
@@ -42097,7 +42084,7 @@ var require_request2 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix2);
         input = webidl.converters.RequestInfo(input);
         init = webidl.converters.RequestInit(init);
-        let request3 = null;
+        let request2 = null;
         let fallbackMode = null;
         const baseUrl = environmentSettingsObject.settingsObject.baseUrl;
         let signal = null;
@@ -42114,18 +42101,18 @@ var require_request2 = __commonJS({
               "Request cannot be constructed from a URL that includes credentials: " + input
             );
           }
-          request3 = makeRequest({ urlList: [parsedURL] });
+          request2 = makeRequest({ urlList: [parsedURL] });
           fallbackMode = "cors";
         } else {
           assert(webidl.is.Request(input));
-          request3 = input.#state;
+          request2 = input.#state;
           signal = input.#signal;
           this.#dispatcher = init.dispatcher || input.#dispatcher;
         }
         const origin = environmentSettingsObject.settingsObject.origin;
         let window = "client";
-        if (request3.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request3.window, origin)) {
-          window = request3.window;
+        if (request2.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request2.window, origin)) {
+          window = request2.window;
         }
         if (init.window != null) {
           throw new TypeError(`'window' option '${window}' must be null`);
@@ -42133,66 +42120,66 @@ var require_request2 = __commonJS({
         if ("window" in init) {
           window = "no-window";
         }
-        request3 = makeRequest({
+        request2 = makeRequest({
           // URL request\u2019s URL.
           // undici implementation note: this is set as the first item in request's urlList in makeRequest
           // method request\u2019s method.
-          method: request3.method,
+          method: request2.method,
           // header list A copy of request\u2019s header list.
           // undici implementation note: headersList is cloned in makeRequest
-          headersList: request3.headersList,
+          headersList: request2.headersList,
           // unsafe-request flag Set.
-          unsafeRequest: request3.unsafeRequest,
+          unsafeRequest: request2.unsafeRequest,
           // client This\u2019s relevant settings object.
           client: environmentSettingsObject.settingsObject,
           // window window.
           window,
           // priority request\u2019s priority.
-          priority: request3.priority,
+          priority: request2.priority,
           // origin request\u2019s origin. The propagation of the origin is only significant for navigation requests
           // being handled by a service worker. In this scenario a request can have an origin that is different
           // from the current client.
-          origin: request3.origin,
+          origin: request2.origin,
           // referrer request\u2019s referrer.
-          referrer: request3.referrer,
+          referrer: request2.referrer,
           // referrer policy request\u2019s referrer policy.
-          referrerPolicy: request3.referrerPolicy,
+          referrerPolicy: request2.referrerPolicy,
           // mode request\u2019s mode.
-          mode: request3.mode,
+          mode: request2.mode,
           // credentials mode request\u2019s credentials mode.
-          credentials: request3.credentials,
+          credentials: request2.credentials,
           // cache mode request\u2019s cache mode.
-          cache: request3.cache,
+          cache: request2.cache,
           // redirect mode request\u2019s redirect mode.
-          redirect: request3.redirect,
+          redirect: request2.redirect,
           // integrity metadata request\u2019s integrity metadata.
-          integrity: request3.integrity,
+          integrity: request2.integrity,
           // keepalive request\u2019s keepalive.
-          keepalive: request3.keepalive,
+          keepalive: request2.keepalive,
           // reload-navigation flag request\u2019s reload-navigation flag.
-          reloadNavigation: request3.reloadNavigation,
+          reloadNavigation: request2.reloadNavigation,
           // history-navigation flag request\u2019s history-navigation flag.
-          historyNavigation: request3.historyNavigation,
+          historyNavigation: request2.historyNavigation,
           // URL list A clone of request\u2019s URL list.
-          urlList: [...request3.urlList]
+          urlList: [...request2.urlList]
         });
         const initHasKey = Object.keys(init).length !== 0;
         if (initHasKey) {
-          if (request3.mode === "navigate") {
-            request3.mode = "same-origin";
+          if (request2.mode === "navigate") {
+            request2.mode = "same-origin";
           }
-          request3.reloadNavigation = false;
-          request3.historyNavigation = false;
-          request3.origin = "client";
-          request3.referrer = "client";
-          request3.referrerPolicy = "";
-          request3.url = request3.urlList[request3.urlList.length - 1];
-          request3.urlList = [request3.url];
+          request2.reloadNavigation = false;
+          request2.historyNavigation = false;
+          request2.origin = "client";
+          request2.referrer = "client";
+          request2.referrerPolicy = "";
+          request2.url = request2.urlList[request2.urlList.length - 1];
+          request2.urlList = [request2.url];
         }
         if (init.referrer !== void 0) {
           const referrer = init.referrer;
           if (referrer === "") {
-            request3.referrer = "no-referrer";
+            request2.referrer = "no-referrer";
           } else {
             let parsedReferrer;
             try {
@@ -42201,14 +42188,14 @@ var require_request2 = __commonJS({
               throw new TypeError(`Referrer "${referrer}" is not a valid URL.`, { cause: err });
             }
             if (parsedReferrer.protocol === "about:" && parsedReferrer.hostname === "client" || origin && !sameOrigin(parsedReferrer, environmentSettingsObject.settingsObject.baseUrl)) {
-              request3.referrer = "client";
+              request2.referrer = "client";
             } else {
-              request3.referrer = parsedReferrer;
+              request2.referrer = parsedReferrer;
             }
           }
         }
         if (init.referrerPolicy !== void 0) {
-          request3.referrerPolicy = init.referrerPolicy;
+          request2.referrerPolicy = init.referrerPolicy;
         }
         let mode;
         if (init.mode !== void 0) {
@@ -42223,33 +42210,33 @@ var require_request2 = __commonJS({
           });
         }
         if (mode != null) {
-          request3.mode = mode;
+          request2.mode = mode;
         }
         if (init.credentials !== void 0) {
-          request3.credentials = init.credentials;
+          request2.credentials = init.credentials;
         }
         if (init.cache !== void 0) {
-          request3.cache = init.cache;
+          request2.cache = init.cache;
         }
-        if (request3.cache === "only-if-cached" && request3.mode !== "same-origin") {
+        if (request2.cache === "only-if-cached" && request2.mode !== "same-origin") {
           throw new TypeError(
             "'only-if-cached' can be set only with 'same-origin' mode"
           );
         }
         if (init.redirect !== void 0) {
-          request3.redirect = init.redirect;
+          request2.redirect = init.redirect;
         }
         if (init.integrity != null) {
-          request3.integrity = String(init.integrity);
+          request2.integrity = String(init.integrity);
         }
         if (init.keepalive !== void 0) {
-          request3.keepalive = Boolean(init.keepalive);
+          request2.keepalive = Boolean(init.keepalive);
         }
         if (init.method !== void 0) {
           let method = init.method;
           const mayBeNormalized = normalizedMethodRecords[method];
           if (mayBeNormalized !== void 0) {
-            request3.method = mayBeNormalized;
+            request2.method = mayBeNormalized;
           } else {
             if (!isValidHTTPToken(method)) {
               throw new TypeError(`'${method}' is not a valid HTTP method.`);
@@ -42259,9 +42246,9 @@ var require_request2 = __commonJS({
               throw new TypeError(`'${method}' HTTP method is unsupported.`);
             }
             method = normalizedMethodRecordsBase[upperCase] ?? method;
-            request3.method = method;
+            request2.method = method;
           }
-          if (!patchMethodWarning && request3.method === "patch") {
+          if (!patchMethodWarning && request2.method === "patch") {
             process.emitWarning("Using `patch` is highly likely to result in a `405 Method Not Allowed`. `PATCH` is much more likely to succeed.", {
               code: "UNDICI-FETCH-patch"
             });
@@ -42271,7 +42258,7 @@ var require_request2 = __commonJS({
         if (init.signal !== void 0) {
           signal = init.signal;
         }
-        this.#state = request3;
+        this.#state = request2;
         const ac = new AbortController();
         this.#signal = ac.signal;
         if (signal != null) {
@@ -42289,12 +42276,12 @@ var require_request2 = __commonJS({
           }
         }
         this.#headers = new Headers(kConstruct);
-        setHeadersList(this.#headers, request3.headersList);
+        setHeadersList(this.#headers, request2.headersList);
         setHeadersGuard(this.#headers, "request");
         if (mode === "no-cors") {
-          if (!corsSafeListedMethodsSet.has(request3.method)) {
+          if (!corsSafeListedMethodsSet.has(request2.method)) {
             throw new TypeError(
-              `'${request3.method} is unsupported in no-cors mode.`
+              `'${request2.method} is unsupported in no-cors mode.`
             );
           }
           setHeadersGuard(this.#headers, "request-no-cors");
@@ -42313,14 +42300,14 @@ var require_request2 = __commonJS({
           }
         }
         const inputBody = webidl.is.Request(input) ? input.#state.body : null;
-        if ((init.body != null || inputBody != null) && (request3.method === "GET" || request3.method === "HEAD")) {
+        if ((init.body != null || inputBody != null) && (request2.method === "GET" || request2.method === "HEAD")) {
           throw new TypeError("Request with GET/HEAD method cannot have body.");
         }
         let initBody = null;
         if (init.body != null) {
           const [extractedBody, contentType] = extractBody(
             init.body,
-            request3.keepalive
+            request2.keepalive
           );
           initBody = extractedBody;
           if (contentType && !getHeadersList(this.#headers).contains("content-type", true)) {
@@ -42332,12 +42319,12 @@ var require_request2 = __commonJS({
           if (initBody != null && init.duplex == null) {
             throw new TypeError("RequestInit: duplex option is required when sending a body.");
           }
-          if (request3.mode !== "same-origin" && request3.mode !== "cors") {
+          if (request2.mode !== "same-origin" && request2.mode !== "cors") {
             throw new TypeError(
               'If request is made from ReadableStream, mode should be "same-origin" or "cors"'
             );
           }
-          request3.useCORSPreflightFlag = true;
+          request2.useCORSPreflightFlag = true;
         }
         let finalBody = inputOrInitBody;
         if (initBody == null && inputBody != null) {
@@ -42527,42 +42514,42 @@ var require_request2 = __commonJS({
        * @param {Request} request
        * @param {AbortSignal} newSignal
        */
-      static setRequestSignal(request3, newSignal) {
-        request3.#signal = newSignal;
-        return request3;
+      static setRequestSignal(request2, newSignal) {
+        request2.#signal = newSignal;
+        return request2;
       }
       /**
        * @param {Request} request
        */
-      static getRequestDispatcher(request3) {
-        return request3.#dispatcher;
+      static getRequestDispatcher(request2) {
+        return request2.#dispatcher;
       }
       /**
        * @param {Request} request
        * @param {import('../../dispatcher/dispatcher')} newDispatcher
        */
-      static setRequestDispatcher(request3, newDispatcher) {
-        request3.#dispatcher = newDispatcher;
+      static setRequestDispatcher(request2, newDispatcher) {
+        request2.#dispatcher = newDispatcher;
       }
       /**
        * @param {Request} request
        * @param {Headers} newHeaders
        */
-      static setRequestHeaders(request3, newHeaders) {
-        request3.#headers = newHeaders;
+      static setRequestHeaders(request2, newHeaders) {
+        request2.#headers = newHeaders;
       }
       /**
        * @param {Request} request
        */
-      static getRequestState(request3) {
-        return request3.#state;
+      static getRequestState(request2) {
+        return request2.#state;
       }
       /**
        * @param {Request} request
        * @param {any} newState
        */
-      static setRequestState(request3, newState) {
-        request3.#state = newState;
+      static setRequestState(request2, newState) {
+        request2.#state = newState;
       }
     };
     var { setRequestSignal, getRequestDispatcher, setRequestDispatcher, setRequestHeaders, getRequestState, setRequestState } = Request;
@@ -42617,23 +42604,23 @@ var require_request2 = __commonJS({
         headersList: init.headersList ? new HeadersList(init.headersList) : new HeadersList()
       };
     }
-    function cloneRequest(request3) {
-      const newRequest = makeRequest({ ...request3, body: null });
-      if (request3.body != null) {
-        newRequest.body = cloneBody(request3.body);
+    function cloneRequest(request2) {
+      const newRequest = makeRequest({ ...request2, body: null });
+      if (request2.body != null) {
+        newRequest.body = cloneBody(request2.body);
       }
       return newRequest;
     }
     function fromInnerRequest(innerRequest, dispatcher, signal, guard) {
-      const request3 = new Request(kConstruct);
-      setRequestState(request3, innerRequest);
-      setRequestDispatcher(request3, dispatcher);
-      setRequestSignal(request3, signal);
+      const request2 = new Request(kConstruct);
+      setRequestState(request2, innerRequest);
+      setRequestDispatcher(request2, dispatcher);
+      setRequestSignal(request2, signal);
       const headers = new Headers(kConstruct);
-      setRequestHeaders(request3, headers);
+      setRequestHeaders(request2, headers);
       setHeadersList(headers, innerRequest.headersList);
       setHeadersGuard(headers, guard);
-      return request3;
+      return request2;
     }
     Object.defineProperties(Request.prototype, {
       method: kEnumerableProperty,
@@ -43024,14 +43011,14 @@ var require_fetch = __commonJS({
         p.reject(e);
         return p.promise;
       }
-      const request3 = getRequestState(requestObject);
+      const request2 = getRequestState(requestObject);
       if (requestObject.signal.aborted) {
-        abortFetch(p, request3, null, requestObject.signal.reason, null);
+        abortFetch(p, request2, null, requestObject.signal.reason, null);
         return p.promise;
       }
-      const globalObject = request3.client.globalObject;
+      const globalObject = request2.client.globalObject;
       if (globalObject?.constructor?.name === "ServiceWorkerGlobalScope") {
-        request3.serviceWorkers = "none";
+        request2.serviceWorkers = "none";
       }
       let responseObject = null;
       let locallyAborted = false;
@@ -43043,7 +43030,7 @@ var require_fetch = __commonJS({
           assert(controller != null);
           controller.abort(requestObject.signal.reason);
           const realResponse = responseObject?.deref();
-          abortFetch(p, request3, realResponse, requestObject.signal.reason, controller.controller);
+          abortFetch(p, request2, realResponse, requestObject.signal.reason, controller.controller);
         }
       );
       const processResponse = (response) => {
@@ -43051,7 +43038,7 @@ var require_fetch = __commonJS({
           return;
         }
         if (response.aborted) {
-          abortFetch(p, request3, responseObject, controller.serializedAbortReason, controller.controller);
+          abortFetch(p, request2, responseObject, controller.serializedAbortReason, controller.controller);
           return;
         }
         if (response.type === "error") {
@@ -43063,7 +43050,7 @@ var require_fetch = __commonJS({
         p = null;
       };
       controller = fetching({
-        request: request3,
+        request: request2,
         processResponseEndOfBody: handleFetchDone,
         processResponse,
         dispatcher: getRequestDispatcher(requestObject),
@@ -43110,12 +43097,12 @@ var require_fetch = __commonJS({
       );
     }
     var markResourceTiming = performance.markResourceTiming;
-    function abortFetch(p, request3, responseObject, error2, controller) {
+    function abortFetch(p, request2, responseObject, error2, controller) {
       if (p) {
         p.reject(error2);
       }
-      if (request3.body?.stream != null && isReadable(request3.body.stream)) {
-        request3.body.stream.cancel(error2).catch((err) => {
+      if (request2.body?.stream != null && isReadable(request2.body.stream)) {
+        request2.body.stream.cancel(error2).catch((err) => {
           if (err.code === "ERR_INVALID_STATE") {
             return;
           }
@@ -43131,7 +43118,7 @@ var require_fetch = __commonJS({
       }
     }
     function fetching({
-      request: request3,
+      request: request2,
       processRequestBodyChunkLength,
       processRequestEndOfBody,
       processResponse,
@@ -43146,9 +43133,9 @@ var require_fetch = __commonJS({
       assert(dispatcher);
       let taskDestination = null;
       let crossOriginIsolatedCapability = false;
-      if (request3.client != null) {
-        taskDestination = request3.client.globalObject;
-        crossOriginIsolatedCapability = request3.client.crossOriginIsolatedCapability;
+      if (request2.client != null) {
+        taskDestination = request2.client.globalObject;
+        crossOriginIsolatedCapability = request2.client.crossOriginIsolatedCapability;
       }
       const currentTime = coarsenedSharedCurrentTime(crossOriginIsolatedCapability);
       const timingInfo = createOpaqueTimingInfo({
@@ -43156,7 +43143,7 @@ var require_fetch = __commonJS({
       });
       const fetchParams = {
         controller: new Fetch(dispatcher),
-        request: request3,
+        request: request2,
         timingInfo,
         processRequestBodyChunkLength,
         processRequestEndOfBody,
@@ -43168,79 +43155,79 @@ var require_fetch = __commonJS({
         // Keep requestObject alive to prevent its AbortController from being GC'd
         requestObject
       };
-      assert(!request3.body || request3.body.stream);
-      if (request3.window === "client") {
-        request3.window = request3.client?.globalObject?.constructor?.name === "Window" ? request3.client : "no-window";
+      assert(!request2.body || request2.body.stream);
+      if (request2.window === "client") {
+        request2.window = request2.client?.globalObject?.constructor?.name === "Window" ? request2.client : "no-window";
       }
-      if (request3.origin === "client") {
-        request3.origin = request3.client.origin;
+      if (request2.origin === "client") {
+        request2.origin = request2.client.origin;
       }
-      if (request3.policyContainer === "client") {
-        if (request3.client != null) {
-          request3.policyContainer = clonePolicyContainer(
-            request3.client.policyContainer
+      if (request2.policyContainer === "client") {
+        if (request2.client != null) {
+          request2.policyContainer = clonePolicyContainer(
+            request2.client.policyContainer
           );
         } else {
-          request3.policyContainer = makePolicyContainer();
+          request2.policyContainer = makePolicyContainer();
         }
       }
-      if (!request3.headersList.contains("accept", true)) {
+      if (!request2.headersList.contains("accept", true)) {
         const value = "*/*";
-        request3.headersList.append("accept", value, true);
+        request2.headersList.append("accept", value, true);
       }
-      if (!request3.headersList.contains("accept-language", true)) {
-        request3.headersList.append("accept-language", "*", true);
+      if (!request2.headersList.contains("accept-language", true)) {
+        request2.headersList.append("accept-language", "*", true);
       }
-      if (request3.priority === null) {
+      if (request2.priority === null) {
       }
-      if (subresourceSet.has(request3.destination)) {
+      if (subresourceSet.has(request2.destination)) {
       }
       mainFetch(fetchParams, false);
       return fetchParams.controller;
     }
     async function mainFetch(fetchParams, recursive) {
       try {
-        const request3 = fetchParams.request;
+        const request2 = fetchParams.request;
         let response = null;
-        if (request3.localURLsOnly && !urlIsLocal(requestCurrentURL(request3))) {
+        if (request2.localURLsOnly && !urlIsLocal(requestCurrentURL(request2))) {
           response = makeNetworkError("local URLs only");
         }
-        tryUpgradeRequestToAPotentiallyTrustworthyURL(request3);
-        if (requestBadPort(request3) === "blocked") {
+        tryUpgradeRequestToAPotentiallyTrustworthyURL(request2);
+        if (requestBadPort(request2) === "blocked") {
           response = makeNetworkError("bad port");
         }
-        if (request3.referrerPolicy === "") {
-          request3.referrerPolicy = request3.policyContainer.referrerPolicy;
+        if (request2.referrerPolicy === "") {
+          request2.referrerPolicy = request2.policyContainer.referrerPolicy;
         }
-        if (request3.referrer !== "no-referrer") {
-          request3.referrer = determineRequestsReferrer(request3);
+        if (request2.referrer !== "no-referrer") {
+          request2.referrer = determineRequestsReferrer(request2);
         }
         if (response === null) {
-          const currentURL = requestCurrentURL(request3);
+          const currentURL = requestCurrentURL(request2);
           if (
             // - request\u2019s current URL\u2019s origin is same origin with request\u2019s origin,
             //   and request\u2019s response tainting is "basic"
-            sameOrigin(currentURL, request3.url) && request3.responseTainting === "basic" || // request\u2019s current URL\u2019s scheme is "data"
+            sameOrigin(currentURL, request2.url) && request2.responseTainting === "basic" || // request\u2019s current URL\u2019s scheme is "data"
             currentURL.protocol === "data:" || // - request\u2019s mode is "navigate" or "websocket"
-            (request3.mode === "navigate" || request3.mode === "websocket")
+            (request2.mode === "navigate" || request2.mode === "websocket")
           ) {
-            request3.responseTainting = "basic";
+            request2.responseTainting = "basic";
             response = await schemeFetch(fetchParams);
-          } else if (request3.mode === "same-origin") {
+          } else if (request2.mode === "same-origin") {
             response = makeNetworkError('request mode cannot be "same-origin"');
-          } else if (request3.mode === "no-cors") {
-            if (request3.redirect !== "follow") {
+          } else if (request2.mode === "no-cors") {
+            if (request2.redirect !== "follow") {
               response = makeNetworkError(
                 'redirect mode cannot be "follow" for "no-cors" request'
               );
             } else {
-              request3.responseTainting = "opaque";
+              request2.responseTainting = "opaque";
               response = await schemeFetch(fetchParams);
             }
-          } else if (!urlIsHttpHttpsScheme(requestCurrentURL(request3))) {
+          } else if (!urlIsHttpHttpsScheme(requestCurrentURL(request2))) {
             response = makeNetworkError("URL scheme must be a HTTP(S) scheme");
           } else {
-            request3.responseTainting = "cors";
+            request2.responseTainting = "cors";
             response = await httpFetch(fetchParams);
           }
         }
@@ -43248,13 +43235,13 @@ var require_fetch = __commonJS({
           return response;
         }
         if (response.status !== 0 && !response.internalResponse) {
-          if (request3.responseTainting === "cors") {
+          if (request2.responseTainting === "cors") {
           }
-          if (request3.responseTainting === "basic") {
+          if (request2.responseTainting === "basic") {
             response = filterResponse(response, "basic");
-          } else if (request3.responseTainting === "cors") {
+          } else if (request2.responseTainting === "cors") {
             response = filterResponse(response, "cors");
-          } else if (request3.responseTainting === "opaque") {
+          } else if (request2.responseTainting === "opaque") {
             response = filterResponse(response, "opaque");
           } else {
             assert(false);
@@ -43262,26 +43249,26 @@ var require_fetch = __commonJS({
         }
         let internalResponse = response.status === 0 ? response : response.internalResponse;
         if (internalResponse.urlList.length === 0) {
-          internalResponse.urlList.push(...request3.urlList);
+          internalResponse.urlList.push(...request2.urlList);
         }
-        if (!request3.timingAllowFailed) {
+        if (!request2.timingAllowFailed) {
           response.timingAllowPassed = true;
         }
-        if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request3.headers.contains("range", true)) {
+        if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request2.headers.contains("range", true)) {
           response = internalResponse = makeNetworkError();
         }
-        if (response.status !== 0 && (request3.method === "HEAD" || request3.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
+        if (response.status !== 0 && (request2.method === "HEAD" || request2.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
           internalResponse.body = null;
           fetchParams.controller.dump = true;
         }
-        if (request3.integrity) {
+        if (request2.integrity) {
           const processBodyError = (reason) => fetchFinale(fetchParams, makeNetworkError(reason));
-          if (request3.responseTainting === "opaque" || response.body == null) {
+          if (request2.responseTainting === "opaque" || response.body == null) {
             processBodyError(response.error);
             return;
           }
           const processBody = (bytes3) => {
-            if (!bytesMatch(bytes3, request3.integrity)) {
+            if (!bytesMatch(bytes3, request2.integrity)) {
               processBodyError("integrity mismatch");
               return;
             }
@@ -43300,8 +43287,8 @@ var require_fetch = __commonJS({
       if (isCancelled(fetchParams) && fetchParams.request.redirectCount === 0) {
         return Promise.resolve(makeAppropriateNetworkError(fetchParams));
       }
-      const { request: request3 } = fetchParams;
-      const { protocol: scheme } = requestCurrentURL(request3);
+      const { request: request2 } = fetchParams;
+      const { protocol: scheme } = requestCurrentURL(request2);
       switch (scheme) {
         case "about:": {
           return Promise.resolve(makeNetworkError("about scheme is not supported"));
@@ -43310,19 +43297,19 @@ var require_fetch = __commonJS({
           if (!resolveObjectURL) {
             resolveObjectURL = __require("node:buffer").resolveObjectURL;
           }
-          const blobURLEntry = requestCurrentURL(request3);
+          const blobURLEntry = requestCurrentURL(request2);
           if (blobURLEntry.search.length !== 0) {
             return Promise.resolve(makeNetworkError("NetworkError when attempting to fetch resource."));
           }
           const blob = resolveObjectURL(blobURLEntry.toString());
-          if (request3.method !== "GET" || !webidl.is.Blob(blob)) {
+          if (request2.method !== "GET" || !webidl.is.Blob(blob)) {
             return Promise.resolve(makeNetworkError("invalid method"));
           }
           const response = makeResponse();
           const fullLength = blob.size;
           const serializedFullLength = isomorphicEncode(`${fullLength}`);
           const type = blob.type;
-          if (!request3.headersList.contains("range", true)) {
+          if (!request2.headersList.contains("range", true)) {
             const bodyWithType = extractBody(blob);
             response.statusText = "OK";
             response.body = bodyWithType[0];
@@ -43330,7 +43317,7 @@ var require_fetch = __commonJS({
             response.headersList.set("content-type", type, true);
           } else {
             response.rangeRequested = true;
-            const rangeHeader = request3.headersList.get("range", true);
+            const rangeHeader = request2.headersList.get("range", true);
             const rangeValue = simpleRangeHeaderValue(rangeHeader, true);
             if (rangeValue === "failure") {
               return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -43361,7 +43348,7 @@ var require_fetch = __commonJS({
           return Promise.resolve(response);
         }
         case "data:": {
-          const currentURL = requestCurrentURL(request3);
+          const currentURL = requestCurrentURL(request2);
           const dataURLStruct = dataURLProcessor(currentURL);
           if (dataURLStruct === "failure") {
             return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -43450,41 +43437,41 @@ var require_fetch = __commonJS({
       }
     }
     async function httpFetch(fetchParams) {
-      const request3 = fetchParams.request;
+      const request2 = fetchParams.request;
       let response = null;
       let actualResponse = null;
       const timingInfo = fetchParams.timingInfo;
-      if (request3.serviceWorkers === "all") {
+      if (request2.serviceWorkers === "all") {
       }
       if (response === null) {
-        if (request3.redirect === "follow") {
-          request3.serviceWorkers = "none";
+        if (request2.redirect === "follow") {
+          request2.serviceWorkers = "none";
         }
         actualResponse = response = await httpNetworkOrCacheFetch(fetchParams);
-        if (request3.responseTainting === "cors" && corsCheck(request3, response) === "failure") {
+        if (request2.responseTainting === "cors" && corsCheck(request2, response) === "failure") {
           return makeNetworkError("cors failure");
         }
-        if (TAOCheck(request3, response) === "failure") {
-          request3.timingAllowFailed = true;
+        if (TAOCheck(request2, response) === "failure") {
+          request2.timingAllowFailed = true;
         }
       }
-      if ((request3.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
-        request3.origin,
-        request3.client,
-        request3.destination,
+      if ((request2.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
+        request2.origin,
+        request2.client,
+        request2.destination,
         actualResponse
       ) === "blocked") {
         return makeNetworkError("blocked");
       }
       if (redirectStatusSet.has(actualResponse.status)) {
-        if (request3.redirect !== "manual") {
+        if (request2.redirect !== "manual") {
           fetchParams.controller.connection.destroy(void 0, false);
         }
-        if (request3.redirect === "error") {
+        if (request2.redirect === "error") {
           response = makeNetworkError("unexpected redirect");
-        } else if (request3.redirect === "manual") {
+        } else if (request2.redirect === "manual") {
           response = actualResponse;
-        } else if (request3.redirect === "follow") {
+        } else if (request2.redirect === "follow") {
           response = await httpRedirectFetch(fetchParams, response);
         } else {
           assert(false);
@@ -43494,13 +43481,13 @@ var require_fetch = __commonJS({
       return response;
     }
     function httpRedirectFetch(fetchParams, response) {
-      const request3 = fetchParams.request;
+      const request2 = fetchParams.request;
       const actualResponse = response.internalResponse ? response.internalResponse : response;
       let locationURL;
       try {
         locationURL = responseLocationURL(
           actualResponse,
-          requestCurrentURL(request3).hash
+          requestCurrentURL(request2).hash
         );
         if (locationURL == null) {
           return response;
@@ -43511,63 +43498,63 @@ var require_fetch = __commonJS({
       if (!urlIsHttpHttpsScheme(locationURL)) {
         return Promise.resolve(makeNetworkError("URL scheme must be a HTTP(S) scheme"));
       }
-      if (request3.redirectCount === 20) {
+      if (request2.redirectCount === 20) {
         return Promise.resolve(makeNetworkError("redirect count exceeded"));
       }
-      request3.redirectCount += 1;
-      if (request3.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request3, locationURL)) {
+      request2.redirectCount += 1;
+      if (request2.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request2, locationURL)) {
         return Promise.resolve(makeNetworkError('cross origin not allowed for request mode "cors"'));
       }
-      if (request3.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
+      if (request2.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
         return Promise.resolve(makeNetworkError(
           'URL cannot contain credentials for request mode "cors"'
         ));
       }
-      if (actualResponse.status !== 303 && request3.body != null && request3.body.source == null) {
+      if (actualResponse.status !== 303 && request2.body != null && request2.body.source == null) {
         return Promise.resolve(makeNetworkError());
       }
-      if ([301, 302].includes(actualResponse.status) && request3.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request3.method)) {
-        request3.method = "GET";
-        request3.body = null;
+      if ([301, 302].includes(actualResponse.status) && request2.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request2.method)) {
+        request2.method = "GET";
+        request2.body = null;
         for (const headerName of requestBodyHeader) {
-          request3.headersList.delete(headerName);
+          request2.headersList.delete(headerName);
         }
       }
-      if (!sameOrigin(requestCurrentURL(request3), locationURL)) {
-        request3.headersList.delete("authorization", true);
-        request3.headersList.delete("proxy-authorization", true);
-        request3.headersList.delete("cookie", true);
-        request3.headersList.delete("host", true);
+      if (!sameOrigin(requestCurrentURL(request2), locationURL)) {
+        request2.headersList.delete("authorization", true);
+        request2.headersList.delete("proxy-authorization", true);
+        request2.headersList.delete("cookie", true);
+        request2.headersList.delete("host", true);
       }
-      if (request3.body != null) {
-        assert(request3.body.source != null);
-        request3.body = safelyExtractBody(request3.body.source)[0];
+      if (request2.body != null) {
+        assert(request2.body.source != null);
+        request2.body = safelyExtractBody(request2.body.source)[0];
       }
       const timingInfo = fetchParams.timingInfo;
       timingInfo.redirectEndTime = timingInfo.postRedirectStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
       if (timingInfo.redirectStartTime === 0) {
         timingInfo.redirectStartTime = timingInfo.startTime;
       }
-      request3.urlList.push(locationURL);
-      setRequestReferrerPolicyOnRedirect(request3, actualResponse);
+      request2.urlList.push(locationURL);
+      setRequestReferrerPolicyOnRedirect(request2, actualResponse);
       return mainFetch(fetchParams, true);
     }
     async function httpNetworkOrCacheFetch(fetchParams, isAuthenticationFetch = false, isNewConnectionFetch = false) {
-      const request3 = fetchParams.request;
+      const request2 = fetchParams.request;
       let httpFetchParams = null;
       let httpRequest2 = null;
       let response = null;
       const httpCache = null;
       const revalidatingFlag = false;
-      if (request3.window === "no-window" && request3.redirect === "error") {
+      if (request2.window === "no-window" && request2.redirect === "error") {
         httpFetchParams = fetchParams;
-        httpRequest2 = request3;
+        httpRequest2 = request2;
       } else {
-        httpRequest2 = cloneRequest(request3);
+        httpRequest2 = cloneRequest(request2);
         httpFetchParams = { ...fetchParams };
         httpFetchParams.request = httpRequest2;
       }
-      const includeCredentials = request3.credentials === "include" || request3.credentials === "same-origin" && request3.responseTainting === "basic";
+      const includeCredentials = request2.credentials === "include" || request2.credentials === "same-origin" && request2.responseTainting === "basic";
       const contentLength = httpRequest2.body ? httpRequest2.body.length : null;
       let contentLengthHeaderValue = null;
       if (httpRequest2.body == null && ["POST", "PUT"].includes(httpRequest2.method)) {
@@ -43654,14 +43641,14 @@ var require_fetch = __commonJS({
         response.rangeRequested = true;
       }
       response.requestIncludesCredentials = includeCredentials;
-      if (response.status === 401 && httpRequest2.responseTainting !== "cors" && includeCredentials && (request3.useURLCredentials !== void 0 || isTraversableNavigable(request3.traversableForUserPrompts))) {
-        if (request3.body != null) {
-          if (request3.body.source == null) {
+      if (response.status === 401 && httpRequest2.responseTainting !== "cors" && includeCredentials && (request2.useURLCredentials !== void 0 || isTraversableNavigable(request2.traversableForUserPrompts))) {
+        if (request2.body != null) {
+          if (request2.body.source == null) {
             return response;
           }
-          request3.body = safelyExtractBody(request3.body.source)[0];
+          request2.body = safelyExtractBody(request2.body.source)[0];
         }
-        if (request3.useURLCredentials === void 0 || isAuthenticationFetch) {
+        if (request2.useURLCredentials === void 0 || isAuthenticationFetch) {
           if (isCancelled(fetchParams)) {
             return makeAppropriateNetworkError(fetchParams);
           }
@@ -43671,7 +43658,7 @@ var require_fetch = __commonJS({
         response = await httpNetworkOrCacheFetch(fetchParams, true);
       }
       if (response.status === 407) {
-        if (request3.window === "no-window") {
+        if (request2.window === "no-window") {
           return makeNetworkError();
         }
         if (isCancelled(fetchParams)) {
@@ -43683,7 +43670,7 @@ var require_fetch = __commonJS({
         // response\u2019s status is 421
         response.status === 421 && // isNewConnectionFetch is false
         !isNewConnectionFetch && // request\u2019s body is null, or request\u2019s body is non-null and request\u2019s body\u2019s source is non-null
-        (request3.body == null || request3.body.source != null)
+        (request2.body == null || request2.body.source != null)
       ) {
         if (isCancelled(fetchParams)) {
           return makeAppropriateNetworkError(fetchParams);
@@ -43713,21 +43700,21 @@ var require_fetch = __commonJS({
           }
         }
       };
-      const request3 = fetchParams.request;
+      const request2 = fetchParams.request;
       let response = null;
       const timingInfo = fetchParams.timingInfo;
       const httpCache = null;
       if (httpCache == null) {
-        request3.cache = "no-store";
+        request2.cache = "no-store";
       }
       const newConnection = forceNewConnection ? "yes" : "no";
-      if (request3.mode === "websocket") {
+      if (request2.mode === "websocket") {
       } else {
       }
       let requestBody = null;
-      if (request3.body == null && fetchParams.processRequestEndOfBody) {
+      if (request2.body == null && fetchParams.processRequestEndOfBody) {
         queueMicrotask(() => fetchParams.processRequestEndOfBody());
-      } else if (request3.body != null) {
+      } else if (request2.body != null) {
         const processBodyChunk = async function* (bytes3) {
           if (isCancelled(fetchParams)) {
             return;
@@ -43755,7 +43742,7 @@ var require_fetch = __commonJS({
         };
         requestBody = (async function* () {
           try {
-            for await (const bytes3 of request3.body.stream) {
+            for await (const bytes3 of request2.body.stream) {
               yield* processBodyChunk(bytes3);
             }
             processEndOfBody();
@@ -43862,7 +43849,7 @@ var require_fetch = __commonJS({
       }
       return response;
       function dispatch({ body }) {
-        const url = requestCurrentURL(request3);
+        const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
         const path17 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
@@ -43870,23 +43857,23 @@ var require_fetch = __commonJS({
           {
             path: hasTrailingQuestionMark ? `${path17}?` : path17,
             origin: url.origin,
-            method: request3.method,
-            body: agent.isMockActive ? request3.body && (request3.body.source || request3.body.stream) : body,
-            headers: request3.headersList.entries,
+            method: request2.method,
+            body: agent.isMockActive ? request2.body && (request2.body.source || request2.body.stream) : body,
+            headers: request2.headersList.entries,
             maxRedirections: 0,
-            upgrade: request3.mode === "websocket" ? "websocket" : void 0
+            upgrade: request2.mode === "websocket" ? "websocket" : void 0
           },
           {
             body: null,
             abort: null,
             onConnect(abort) {
-              const { connection } = fetchParams.controller;
+              const { connection: connection2 } = fetchParams.controller;
               timingInfo.finalConnectionTimingInfo = clampAndCoarsenConnectionTimingInfo(void 0, timingInfo.postRedirectStartTime, fetchParams.crossOriginIsolatedCapability);
-              if (connection.destroyed) {
+              if (connection2.destroyed) {
                 abort(new DOMException("The operation was aborted.", "AbortError"));
               } else {
                 fetchParams.controller.on("terminated", abort);
-                this.abort = connection.abort = abort;
+                this.abort = connection2.abort = abort;
               }
               timingInfo.finalNetworkRequestStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
             },
@@ -43910,9 +43897,9 @@ var require_fetch = __commonJS({
                 }
               }
               const location = headersList.get("location", true);
-              const willFollow = location && request3.redirect === "follow" && redirectStatusSet.has(status2);
+              const willFollow = location && request2.redirect === "follow" && redirectStatusSet.has(status2);
               const decoders = [];
-              if (request3.method !== "HEAD" && request3.method !== "CONNECT" && !nullBodyStatus.includes(status2) && !willFollow) {
+              if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status2) && !willFollow) {
                 const contentEncoding = headersList.get("content-encoding", true);
                 const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                 const maxContentEncodings = 5;
@@ -44109,31 +44096,31 @@ var require_cache3 = __commonJS({
         webidl.util.markAsUncloneable(this);
         this.#relevantRequestResponseList = arguments[1];
       }
-      async match(request3, options = {}) {
+      async match(request2, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix2 = "Cache.match";
         webidl.argumentLengthCheck(arguments, 1, prefix2);
-        request3 = webidl.converters.RequestInfo(request3);
+        request2 = webidl.converters.RequestInfo(request2);
         options = webidl.converters.CacheQueryOptions(options, prefix2, "options");
-        const p = this.#internalMatchAll(request3, options, 1);
+        const p = this.#internalMatchAll(request2, options, 1);
         if (p.length === 0) {
           return;
         }
         return p[0];
       }
-      async matchAll(request3 = void 0, options = {}) {
+      async matchAll(request2 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix2 = "Cache.matchAll";
-        if (request3 !== void 0) request3 = webidl.converters.RequestInfo(request3);
+        if (request2 !== void 0) request2 = webidl.converters.RequestInfo(request2);
         options = webidl.converters.CacheQueryOptions(options, prefix2, "options");
-        return this.#internalMatchAll(request3, options);
+        return this.#internalMatchAll(request2, options);
       }
-      async add(request3) {
+      async add(request2) {
         webidl.brandCheck(this, _Cache);
         const prefix2 = "Cache.add";
         webidl.argumentLengthCheck(arguments, 1, prefix2);
-        request3 = webidl.converters.RequestInfo(request3);
-        const requests = [request3];
+        request2 = webidl.converters.RequestInfo(request2);
+        const requests = [request2];
         const responseArrayPromise = this.addAll(requests);
         return await responseArrayPromise;
       }
@@ -44143,19 +44130,19 @@ var require_cache3 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix2);
         const responsePromises = [];
         const requestList = [];
-        for (let request3 of requests) {
-          if (request3 === void 0) {
+        for (let request2 of requests) {
+          if (request2 === void 0) {
             throw webidl.errors.conversionFailed({
               prefix: prefix2,
               argument: "Argument 1",
               types: ["undefined is not allowed"]
             });
           }
-          request3 = webidl.converters.RequestInfo(request3);
-          if (typeof request3 === "string") {
+          request2 = webidl.converters.RequestInfo(request2);
+          if (typeof request2 === "string") {
             continue;
           }
-          const r = getRequestState(request3);
+          const r = getRequestState(request2);
           if (!urlIsHttpHttpsScheme(r.url) || r.method !== "GET") {
             throw webidl.errors.exception({
               header: prefix2,
@@ -44164,8 +44151,8 @@ var require_cache3 = __commonJS({
           }
         }
         const fetchControllers = [];
-        for (const request3 of requests) {
-          const r = getRequestState(new Request(request3));
+        for (const request2 of requests) {
+          const r = getRequestState(new Request(request2));
           if (!urlIsHttpHttpsScheme(r.url)) {
             throw webidl.errors.exception({
               header: prefix2,
@@ -44242,17 +44229,17 @@ var require_cache3 = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async put(request3, response) {
+      async put(request2, response) {
         webidl.brandCheck(this, _Cache);
         const prefix2 = "Cache.put";
         webidl.argumentLengthCheck(arguments, 2, prefix2);
-        request3 = webidl.converters.RequestInfo(request3);
+        request2 = webidl.converters.RequestInfo(request2);
         response = webidl.converters.Response(response, prefix2, "response");
         let innerRequest = null;
-        if (webidl.is.Request(request3)) {
-          innerRequest = getRequestState(request3);
+        if (webidl.is.Request(request2)) {
+          innerRequest = getRequestState(request2);
         } else {
-          innerRequest = getRequestState(new Request(request3));
+          innerRequest = getRequestState(new Request(request2));
         }
         if (!urlIsHttpHttpsScheme(innerRequest.url) || innerRequest.method !== "GET") {
           throw webidl.errors.exception({
@@ -44323,21 +44310,21 @@ var require_cache3 = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async delete(request3, options = {}) {
+      async delete(request2, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix2 = "Cache.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix2);
-        request3 = webidl.converters.RequestInfo(request3);
+        request2 = webidl.converters.RequestInfo(request2);
         options = webidl.converters.CacheQueryOptions(options, prefix2, "options");
         let r = null;
-        if (webidl.is.Request(request3)) {
-          r = getRequestState(request3);
+        if (webidl.is.Request(request2)) {
+          r = getRequestState(request2);
           if (r.method !== "GET" && !options.ignoreMethod) {
             return false;
           }
         } else {
-          assert(typeof request3 === "string");
-          r = getRequestState(new Request(request3));
+          assert(typeof request2 === "string");
+          r = getRequestState(new Request(request2));
         }
         const operations = [];
         const operation = {
@@ -44369,25 +44356,25 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions} options
        * @returns {Promise<readonly Request[]>}
        */
-      async keys(request3 = void 0, options = {}) {
+      async keys(request2 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix2 = "Cache.keys";
-        if (request3 !== void 0) request3 = webidl.converters.RequestInfo(request3);
+        if (request2 !== void 0) request2 = webidl.converters.RequestInfo(request2);
         options = webidl.converters.CacheQueryOptions(options, prefix2, "options");
         let r = null;
-        if (request3 !== void 0) {
-          if (webidl.is.Request(request3)) {
-            r = getRequestState(request3);
+        if (request2 !== void 0) {
+          if (webidl.is.Request(request2)) {
+            r = getRequestState(request2);
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request3 === "string") {
-            r = getRequestState(new Request(request3));
+          } else if (typeof request2 === "string") {
+            r = getRequestState(new Request(request2));
           }
         }
         const promise = createDeferredPromise();
         const requests = [];
-        if (request3 === void 0) {
+        if (request2 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             requests.push(requestResponse[0]);
           }
@@ -44399,9 +44386,9 @@ var require_cache3 = __commonJS({
         }
         queueMicrotask(() => {
           const requestList = [];
-          for (const request4 of requests) {
+          for (const request3 of requests) {
             const requestObject = fromInnerRequest(
-              request4,
+              request3,
               void 0,
               new AbortController().signal,
               "immutable"
@@ -44520,9 +44507,9 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions | undefined} options
        * @returns {boolean}
        */
-      #requestMatchesCachedItem(requestQuery, request3, response = null, options) {
+      #requestMatchesCachedItem(requestQuery, request2, response = null, options) {
         const queryURL = new URL(requestQuery.url);
-        const cachedURL = new URL(request3.url);
+        const cachedURL = new URL(request2.url);
         if (options?.ignoreSearch) {
           cachedURL.search = "";
           queryURL.search = "";
@@ -44538,7 +44525,7 @@ var require_cache3 = __commonJS({
           if (fieldValue === "*") {
             return false;
           }
-          const requestValue = request3.headersList.get(fieldValue);
+          const requestValue = request2.headersList.get(fieldValue);
           const queryValue = requestQuery.headersList.get(fieldValue);
           if (requestValue !== queryValue) {
             return false;
@@ -44546,20 +44533,20 @@ var require_cache3 = __commonJS({
         }
         return true;
       }
-      #internalMatchAll(request3, options, maxResponses = Infinity) {
+      #internalMatchAll(request2, options, maxResponses = Infinity) {
         let r = null;
-        if (request3 !== void 0) {
-          if (webidl.is.Request(request3)) {
-            r = getRequestState(request3);
+        if (request2 !== void 0) {
+          if (webidl.is.Request(request2)) {
+            r = getRequestState(request2);
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request3 === "string") {
-            r = getRequestState(new Request(request3));
+          } else if (typeof request2 === "string") {
+            r = getRequestState(new Request(request2));
           }
         }
         const responses = [];
-        if (request3 === void 0) {
+        if (request2 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             responses.push(requestResponse[1]);
           }
@@ -44651,21 +44638,21 @@ var require_cachestorage = __commonJS({
         }
         webidl.util.markAsUncloneable(this);
       }
-      async match(request3, options = {}) {
+      async match(request2, options = {}) {
         webidl.brandCheck(this, _CacheStorage);
         webidl.argumentLengthCheck(arguments, 1, "CacheStorage.match");
-        request3 = webidl.converters.RequestInfo(request3);
+        request2 = webidl.converters.RequestInfo(request2);
         options = webidl.converters.MultiCacheQueryOptions(options);
         if (options.cacheName != null) {
           if (this.#caches.has(options.cacheName)) {
             const cacheList = this.#caches.get(options.cacheName);
             const cache = new Cache(kConstruct, cacheList);
-            return await cache.match(request3, options);
+            return await cache.match(request2, options);
           }
         } else {
           for (const cacheList of this.#caches.values()) {
             const cache = new Cache(kConstruct, cacheList);
-            const response = await cache.match(request3, options);
+            const response = await cache.match(request2, options);
             if (response !== void 0) {
               return response;
             }
@@ -45862,7 +45849,7 @@ var require_connection = __commonJS({
     function establishWebSocketConnection(url, protocols, client, handler, options) {
       const requestURL = url;
       requestURL.protocol = url.protocol === "ws:" ? "http:" : "https:";
-      const request3 = makeRequest({
+      const request2 = makeRequest({
         urlList: [requestURL],
         client,
         serviceWorkers: "none",
@@ -45875,18 +45862,18 @@ var require_connection = __commonJS({
       });
       if (options.headers) {
         const headersList = getHeadersList(new Headers(options.headers));
-        request3.headersList = headersList;
+        request2.headersList = headersList;
       }
       const keyValue = crypto.randomBytes(16).toString("base64");
-      request3.headersList.append("sec-websocket-key", keyValue, true);
-      request3.headersList.append("sec-websocket-version", "13", true);
+      request2.headersList.append("sec-websocket-key", keyValue, true);
+      request2.headersList.append("sec-websocket-version", "13", true);
       for (const protocol of protocols) {
-        request3.headersList.append("sec-websocket-protocol", protocol, true);
+        request2.headersList.append("sec-websocket-protocol", protocol, true);
       }
       const permessageDeflate = "permessage-deflate; client_max_window_bits";
-      request3.headersList.append("sec-websocket-extensions", permessageDeflate, true);
+      request2.headersList.append("sec-websocket-extensions", permessageDeflate, true);
       const controller = fetching({
-        request: request3,
+        request: request2,
         useParallelQueue: true,
         dispatcher: options.dispatcher,
         processResponse(response) {
@@ -45933,7 +45920,7 @@ var require_connection = __commonJS({
           }
           const secProtocol = response.headersList.get("Sec-WebSocket-Protocol");
           if (secProtocol !== null) {
-            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request3.headersList);
+            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request2.headersList);
             if (requestProtocols === null || !requestProtocols.includes(secProtocol)) {
               failHandshake(handler, response, 1002, "Protocol was not set in the opening handshake.");
               return;
@@ -48183,7 +48170,7 @@ var require_undici = __commonJS({
     var Agent2 = require_agent();
     var ProxyAgent = require_proxy_agent();
     var Socks5ProxyAgent = require_socks5_proxy_agent();
-    var EnvHttpProxyAgent4 = require_env_http_proxy_agent();
+    var EnvHttpProxyAgent3 = require_env_http_proxy_agent();
     var RetryAgent = require_retry_agent();
     var H2CClient = require_h2c_client();
     var errors = require_errors3();
@@ -48210,7 +48197,7 @@ var require_undici = __commonJS({
     module.exports.Agent = Agent2;
     module.exports.ProxyAgent = ProxyAgent;
     module.exports.Socks5ProxyAgent = Socks5ProxyAgent;
-    module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent4;
+    module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent3;
     module.exports.RetryAgent = RetryAgent;
     module.exports.H2CClient = H2CClient;
     module.exports.RetryHandler = RetryHandler;
@@ -48366,89 +48353,155 @@ ${captureLines}` : capture.stack;
   }
 });
 
-// src/manifests/proxied-fetch.ts
-var proxied_fetch_exports = {};
-__export(proxied_fetch_exports, {
-  EnvHttpProxyAgent: () => import_undici.EnvHttpProxyAgent,
-  fetch: () => import_undici.fetch
+// src/http/proxied.ts
+var proxied_exports = {};
+__export(proxied_exports, {
+  proxiedClient: () => proxiedClient
 });
+function proxiedClient({
+  timeoutMs,
+  maxBodyBytes,
+  env: env2 = process.env,
+  ca,
+  cancel
+}) {
+  const tls = trusting(ca);
+  const newAgent = () => new import_undici.EnvHttpProxyAgent({
+    ...proxySettings(env2),
+    connect: { timeout: timeoutMs, ...tls },
+    // Through a tunnel, the TLS to the origin: given only with a CA (a set requestTls takes its servername).
+    ...ca ? { requestTls: tls } : {},
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs
+  });
+  let agent = newAgent();
+  const ask = async (url, method, headers, signal) => {
+    const response = await (0, import_undici.request)(url, { method, headers, dispatcher: agent, signal });
+    let body = "";
+    let cut = false;
+    if (method === "GET") {
+      for await (const chunk of response.body) {
+        body += chunk.toString("utf8");
+        cut = body.length > maxBodyBytes;
+        if (cut) break;
+      }
+    }
+    await response.body.dump().catch(() => void 0);
+    return { status: response.statusCode, headers: response.headers, body, cut };
+  };
+  return {
+    send(url, method, headers, stop) {
+      const signal = requestSignal(timeoutMs, cancel, stop);
+      return new Promise((resolve, reject) => {
+        const giveUp = () => {
+          reject(signal.reason);
+          const stuck = agent;
+          agent = newAgent();
+          stuck.destroy().catch(() => void 0);
+        };
+        signal.addEventListener("abort", giveUp, { once: true });
+        ask(url, method, headers, signal).then(resolve, reject).finally(() => signal.removeEventListener("abort", giveUp));
+      });
+    },
+    close: () => agent.destroy()
+  };
+}
 var import_undici;
-var init_proxied_fetch = __esm({
-  "src/manifests/proxied-fetch.ts"() {
+var init_proxied = __esm({
+  "src/http/proxied.ts"() {
     "use strict";
     import_undici = __toESM(require_undici(), 1);
+    init_proxy();
+    init_request();
   }
 });
 
-// src/manifests/download.ts
-async function download(url, limits = DEFAULT_DOWNLOAD_LIMITS, env2 = process.env) {
-  const fail2 = (why) => new InputError(`-f ${url}: could not download the manifests (${why}). Check the URL; nothing was applied.`);
-  let response;
-  const signal = AbortSignal.timeout(limits.deadlineMs);
-  try {
-    response = await fetchAsKubectlWould(url, { signal, redirect: "follow" }, env2);
-  } catch (error2) {
-    throw fail2(causeOf(error2, limits.deadlineMs));
-  }
-  if (!response.ok) throw fail2(`HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`);
-  const chunks = [];
-  let size = 0;
-  try {
-    for await (const chunk of response.body ?? []) {
-      size += chunk.byteLength;
-      if (size > limits.maxBytes) {
-        await response.body?.cancel().catch(() => void 0);
-        throw fail2(`larger than ${limits.maxBytes} bytes`);
-      }
-      chunks.push(chunk);
+// src/http/client.ts
+import http from "node:http";
+import https from "node:https";
+function httpClient(options) {
+  const env2 = options.env ?? process.env;
+  const straight = straightClient(options);
+  let proxied;
+  const send2 = async (url, method, headers, signal) => {
+    try {
+      if (!proxyFor(new URL(url), env2)) return await straight.send(url, method, headers, signal);
+      proxied ??= Promise.resolve().then(() => (init_proxied(), proxied_exports)).then((module) => module.proxiedClient({ ...options, env: env2 }));
+      return await (await proxied).send(url, method, headers, signal);
+    } catch (error2) {
+      throw scrubbed(error2, secretsOf(options, headers));
     }
-  } catch (error2) {
-    if (error2 instanceof InputError) throw error2;
-    throw fail2(causeOf(error2, limits.deadlineMs));
-  }
-  return Buffer.concat(chunks);
+  };
+  return {
+    send: send2,
+    async close() {
+      await Promise.all([straight.close(), proxied?.then((opened) => opened.close())]);
+    }
+  };
 }
-async function fetchAsKubectlWould(url, init, env2) {
-  if (!proxyFor(new URL(url), env2)) return fetch(url, init);
-  const { fetch: proxiedFetch, EnvHttpProxyAgent: EnvHttpProxyAgent4 } = await Promise.resolve().then(() => (init_proxied_fetch(), proxied_fetch_exports));
-  const dispatcher = new EnvHttpProxyAgent4({
-    httpProxy: env2.HTTP_PROXY ?? env2.http_proxy,
-    httpsProxy: env2.HTTPS_PROXY ?? env2.https_proxy,
-    noProxy: env2.NO_PROXY ?? env2.no_proxy
+function straightClient({ timeoutMs, maxBodyBytes, ca, cancel }) {
+  const agents = {
+    http: new http.Agent({ keepAlive: true }),
+    https: new https.Agent({ keepAlive: true, ...trusting(ca) })
+  };
+  const send2 = (url, method, headers, stop) => new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const secure = target.protocol === "https:";
+    const signal = requestSignal(timeoutMs, cancel, stop);
+    const failed2 = (error2) => reject(signal.aborted ? signal.reason : error2);
+    const request2 = (secure ? https : http).request(
+      target,
+      { method, headers, agent: secure ? agents.https : agents.http, signal },
+      (response) => {
+        const answer = (body2, cut) => ({
+          status: response.statusCode ?? 0,
+          headers: headersOf(response.rawHeaders),
+          body: body2,
+          cut
+        });
+        let body = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk) => {
+          if (method === "HEAD") return;
+          body += chunk;
+          if (body.length > maxBodyBytes) {
+            resolve(answer(body, true));
+            response.destroy();
+          }
+        });
+        response.on("end", () => resolve(answer(body, false)));
+        response.on("error", failed2);
+        response.on("close", () => {
+          if (!response.complete) failed2(new Error("the connection closed before the answer ended"));
+        });
+      }
+    );
+    request2.on("error", failed2);
+    request2.end();
   });
-  return await proxiedFetch(url, { ...init, dispatcher });
+  return {
+    send: send2,
+    async close() {
+      agents.http.destroy();
+      agents.https.destroy();
+    }
+  };
 }
-function proxyFor(url, env2) {
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  if (host === "localhost" || /^127\./.test(host) || host === "::1") return void 0;
-  const proxy = url.protocol === "https:" ? env2.HTTPS_PROXY ?? env2.https_proxy : url.protocol === "http:" ? env2.HTTP_PROXY ?? env2.http_proxy : void 0;
-  return proxy || void 0;
-}
-function causeOf(error2, deadlineMs) {
-  if (error2 instanceof Error && (error2.name === "TimeoutError" || error2.name === "AbortError")) {
-    return `no complete answer within ${deadlineMs / 1e3}s`;
+function headersOf(raw) {
+  const headers = {};
+  for (let index = 0; index + 1 < raw.length; index += 2) {
+    const name = raw[index].toLowerCase();
+    const value = raw[index + 1];
+    const had = headers[name];
+    headers[name] = had === void 0 ? value : Array.isArray(had) ? [...had, value] : [had, value];
   }
-  const cause = error2 instanceof Error ? error2.cause : void 0;
-  const described = describeCause(cause);
-  if (described) return described;
-  const { code, path: path17 } = error2 ?? {};
-  if (typeof code === "string" && typeof path17 === "string" && URL.canParse(path17))
-    return `${code} ${new URL(path17).host}`;
-  return error2 instanceof Error ? error2.message : String(error2);
+  return headers;
 }
-function describeCause(cause) {
-  if (!(cause instanceof Error)) return typeof cause === "string" && cause !== "" ? cause : void 0;
-  const code = cause.code;
-  const message = cause.message || (cause instanceof AggregateError ? cause.errors.map(describeCause).filter(Boolean).join("; ") : "");
-  if (typeof code === "string" && message) return message.includes(code) ? message : `${code}: ${message}`;
-  return (typeof code === "string" ? code : message) || describeCause(cause.cause);
-}
-var DEFAULT_DOWNLOAD_LIMITS;
-var init_download = __esm({
-  "src/manifests/download.ts"() {
+var init_client = __esm({
+  "src/http/client.ts"() {
     "use strict";
-    init_errors();
-    DEFAULT_DOWNLOAD_LIMITS = { deadlineMs: 3e4, maxBytes: 16 * 1024 * 1024 };
+    init_proxy();
+    init_request();
   }
 });
 
@@ -48514,88 +48567,36 @@ var init_answer = __esm({
   }
 });
 
-// src/analysis/proxied.ts
-var proxied_exports = {};
-__export(proxied_exports, {
-  proxiedGet: () => proxiedGet
-});
-function proxiedGet(timeoutMs, env2, ca) {
-  const tls = ca ? { ca } : {};
-  const newAgent = () => new import_undici2.EnvHttpProxyAgent({
-    httpProxy: env2.HTTP_PROXY ?? env2.http_proxy,
-    httpsProxy: env2.HTTPS_PROXY ?? env2.https_proxy,
-    noProxy: env2.NO_PROXY ?? env2.no_proxy,
-    connect: { timeout: timeoutMs, ...tls },
-    requestTls: tls,
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs
-  });
-  let agent = newAgent();
-  const ask = async (url, headers, signal) => {
-    const response = await (0, import_undici2.request)(url, { method: "GET", headers, dispatcher: agent, signal });
-    let body = "";
-    for await (const chunk of response.body) {
-      body += chunk.toString("utf8");
-      if (body.length > MAX_ANSWER_BYTES)
-        throw new Error(`its answer passed ${MAX_ANSWER_BYTES / 1024 / 1024} MiB; aggregate in the query (sum by \u2026)`);
-    }
-    return { status: response.statusCode, body };
-  };
-  return {
-    get(url, headers, stop) {
-      const deadline = AbortSignal.timeout(timeoutMs);
-      const signal = stop ? AbortSignal.any([deadline, stop]) : deadline;
-      return new Promise((resolve, reject) => {
-        const giveUp = () => {
-          reject(signal.reason);
-          const stuck = agent;
-          agent = newAgent();
-          stuck.destroy().catch(() => void 0);
-        };
-        signal.addEventListener("abort", giveUp, { once: true });
-        ask(url, headers, signal).then(resolve, reject).finally(() => signal.removeEventListener("abort", giveUp));
-      });
-    },
-    close: () => agent.destroy()
-  };
-}
-var import_undici2;
-var init_proxied = __esm({
-  "src/analysis/proxied.ts"() {
-    "use strict";
-    import_undici2 = __toESM(require_undici(), 1);
-    init_answer();
-  }
-});
-
 // src/analysis/prometheus.ts
 var prometheus_exports = {};
 __export(prometheus_exports, {
   instantQuery: () => instantQuery,
   networkCause: () => networkCause,
   prometheusClient: () => prometheusClient,
-  scrub: () => scrub,
+  runPrometheusClient: () => runPrometheusClient,
   secretValues: () => secretValues
 });
 import { readFileSync as readFileSync3 } from "node:fs";
-import http from "node:http";
-import https from "node:https";
-import { rootCertificates } from "node:tls";
 function prometheusClient(provider, env2 = process.env) {
   const { headers, secrets } = credentials(provider, env2);
   const ca = provider.caFile ? readCa(provider.caFile) : void 0;
-  const straight = direct(provider.timeoutMs, ca);
-  let proxied;
+  const client = httpClient({ timeoutMs: provider.timeoutMs, maxBodyBytes: MAX_ANSWER_BYTES, env: env2, ca, secrets });
   const get = async (url, sent, signal) => {
-    if (!proxyFor(url, env2)) return straight.get(url, sent, signal);
-    proxied ??= Promise.resolve().then(() => (init_proxied(), proxied_exports)).then((module) => module.proxiedGet(provider.timeoutMs, env2, ca));
-    return (await proxied).get(url, sent, signal);
+    const { status: status2, body, cut } = await client.send(url, "GET", sent, signal);
+    if (cut)
+      throw new Error(`its answer passed ${MAX_ANSWER_BYTES / 1024 / 1024} MiB; aggregate in the query (sum by \u2026)`);
+    return { status: status2, body };
   };
   return {
     query: (promql, atMs, signal) => instantQuery(provider, get, headers, secrets, promql, atMs, signal),
-    async close() {
-      await Promise.all([straight.close(), proxied?.then((opened) => opened.close())]);
-    }
+    close: () => client.close()
+  };
+}
+function runPrometheusClient(provider, env2 = process.env, make = prometheusClient) {
+  let client;
+  return {
+    query: (promql, atMs, signal) => (client ??= make(provider, env2)).query(promql, atMs, signal),
+    close: async () => client?.close()
   };
 }
 async function instantQuery(provider, get, headers, secrets, promql, atMs, signal) {
@@ -48659,53 +48660,6 @@ function readCa(file) {
     );
   }
 }
-function direct(timeoutMs, ca) {
-  const agents = {
-    http: new http.Agent({ keepAlive: true }),
-    https: new https.Agent({
-      keepAlive: true,
-      // Node's `ca` replaces the bundled roots: they stay trusted beside the CA file.
-      ...ca ? { ca: [...rootCertificates, ca] } : {}
-    })
-  };
-  const get = (url, headers, stop) => new Promise((resolve, reject) => {
-    const secure = url.protocol === "https:";
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const signal = stop ? AbortSignal.any([deadline, stop]) : deadline;
-    const failed2 = (error2) => reject(signal.aborted ? signal.reason : error2);
-    const request3 = (secure ? https : http).request(
-      url,
-      { method: "GET", headers, agent: secure ? agents.https : agents.http, signal },
-      (response) => {
-        let body = "";
-        response.setEncoding("utf8");
-        response.on("data", (chunk) => {
-          body += chunk;
-          if (body.length > MAX_ANSWER_BYTES) {
-            response.destroy();
-            reject(
-              new Error(`its answer passed ${MAX_ANSWER_BYTES / 1024 / 1024} MiB; aggregate in the query (sum by \u2026)`)
-            );
-          }
-        });
-        response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
-        response.on("error", failed2);
-        response.on("close", () => {
-          if (!response.complete) failed2(new Error("the connection closed before the answer ended"));
-        });
-      }
-    );
-    request3.on("error", failed2);
-    request3.end();
-  });
-  return {
-    get,
-    async close() {
-      agents.http.destroy();
-      agents.https.destroy();
-    }
-  };
-}
 function networkCause(error2, timeoutMs) {
   if (error2 instanceof Error && error2.name === "TimeoutError") return `no answer within ${timeoutMs / 1e3}s`;
   if (error2 instanceof Error && error2.name === "AbortError") return "stopped: the run was cancelled";
@@ -48713,14 +48667,12 @@ function networkCause(error2, timeoutMs) {
   const message = error2 instanceof Error ? error2.message : String(error2);
   return code && !message.includes(code) ? `${code}: ${message}` : message;
 }
-function scrub(text2, secrets) {
-  return secrets.reduce((scrubbed, secret2) => secret2 ? scrubbed.split(secret2).join("[redacted]") : scrubbed, text2);
-}
 var init_prometheus = __esm({
   "src/analysis/prometheus.ts"() {
     "use strict";
     init_errors();
-    init_download();
+    init_client();
+    init_request();
     init_answer();
   }
 });
@@ -57386,33 +57338,6 @@ function streaming(file, args, onStdout, background) {
     }
   };
 }
-function holdInput(child, pid, held, options) {
-  child.stdin?.on("error", () => void 0);
-  const dropped2 = new AbortController();
-  const cancelSignal = AbortSignal.any([dropped2.signal, ...options.cancelSignal ? [options.cancelSignal] : []]);
-  const waiting = endOnDeadlineOrCancel(child, pid, { cancelSignal });
-  let running2;
-  let ended = false;
-  void held.catch(() => void 0).then((bytes3) => {
-    if (ended) return;
-    if (bytes3 === void 0 || waiting.cancelled) return dropped2.abort();
-    running2 = endOnDeadlineOrCancel(child, pid, { timeoutMs: options.timeoutMs });
-    child.stdin?.end(bytes3);
-  });
-  return {
-    get timedOut() {
-      return running2?.timedOut ?? false;
-    },
-    get cancelled() {
-      return waiting.cancelled;
-    },
-    release() {
-      ended = true;
-      waiting.release();
-      running2?.release();
-    }
-  };
-}
 function endOnDeadlineOrCancel(child, pid, options) {
   const timers = [];
   const state = { timedOut: false, cancelled: false };
@@ -57488,12 +57413,11 @@ var init_exec = __esm({
     loadExeca = () => execaModule ??= Promise.resolve().then(() => (init_execa(), execa_exports));
     execProcess = async (file, args, options = {}) => {
       const { execa: execa2 } = await loadExeca();
-      const held = options.heldInput;
       const child = execa2(file, [...args], {
         reject: false,
         stripFinalNewline: false,
         input: options.input,
-        stdin: held ? "pipe" : options.input === void 0 ? "ignore" : void 0,
+        stdin: options.input === void 0 ? "ignore" : void 0,
         env: kubectlEnv(),
         // A group of its own: the deadline and an interrupt can kill the whole tree. It also keeps a
         // terminal's Ctrl-C away from kubectl, so kguard alone decides what to stop (and says so).
@@ -57501,7 +57425,7 @@ var init_exec = __esm({
       });
       const pid = child.pid;
       if (pid !== void 0) track(pid);
-      const ending = held ? holdInput(child, pid, held, options) : endOnDeadlineOrCancel(child, pid, options);
+      const ending = endOnDeadlineOrCancel(child, pid, options);
       try {
         const result = await child;
         const { timedOut, cancelled } = ending;
@@ -57883,7 +57807,7 @@ function valueAt(object, path17) {
   return value;
 }
 function runsPods(ref) {
-  return POD_KINDS.has(ref.kind);
+  return POD_KINDS.has(kindKey(ref));
 }
 var BUILT_IN_GROUPS, POD_KINDS;
 var init_model = __esm({
@@ -57905,14 +57829,14 @@ var init_model = __esm({
       "node.k8s.io"
     ]);
     POD_KINDS = /* @__PURE__ */ new Set([
-      "Deployment",
-      "StatefulSet",
-      "DaemonSet",
-      "ReplicaSet",
-      "ReplicationController",
-      "Job",
-      "CronJob",
-      "Pod"
+      "apps/Deployment",
+      "apps/StatefulSet",
+      "apps/DaemonSet",
+      "apps/ReplicaSet",
+      "/ReplicationController",
+      "batch/Job",
+      "batch/CronJob",
+      "/Pod"
     ]);
   }
 });
@@ -58036,7 +57960,7 @@ function conditionRuleFor(reason, message) {
     nextStep: `make the pod template meet the "${policy}" Pod Security Standard (each violation is named in this diagnosis), or change the namespace's pod-security.kubernetes.io/enforce label: kubectl get namespace NAMESPACE --show-labels`
   };
 }
-var PULL_STEP, PULL_CAUSE_RULES, CRASH_STEP, START_STEP, WAITING_REASONS, STARTING_REASONS, POD_REASONS, DEPLOYMENT_CONDITION_REASONS;
+var PULL_STEP, PULL_CAUSE_RULES, CRASH_STEP, START_STEP, PULL_FAILED, WAITING_REASONS, STARTING_REASONS, POD_REASONS, DEPLOYMENT_CONDITION_REASONS;
 var init_table = __esm({
   "src/classify/table.ts"() {
     "use strict";
@@ -58062,26 +57986,20 @@ var init_table = __esm({
     };
     CRASH_STEP = "CONTAINER exits soon after it starts; its last lines, read before any restore, say why. Fix the app or its configuration";
     START_STEP = "the runtime cannot start CONTAINER: check its command and args against the image (the runtime's error is in this diagnosis)";
+    PULL_FAILED = {
+      category: "image-pull",
+      family: "image-pull",
+      policy: PULL_CAUSE_RULES.unknown.policy,
+      judgedByPullError: true,
+      cannot: "pull image IMAGE",
+      nextStep: PULL_STEP
+    };
     WAITING_REASONS = {
       // kubelet image manager (images/types.go ErrImagePull): a pull failed.
-      ErrImagePull: {
-        category: "image-pull",
-        family: "image-pull",
-        policy: PULL_CAUSE_RULES.unknown.policy,
-        judgedByPullError: true,
-        cannot: "pull image IMAGE",
-        nextStep: PULL_STEP
-      },
+      ErrImagePull: PULL_FAILED,
       // kubelet image manager: in the back-off after a failed pull. Its message names the last error
       // from 1.32 on (`Back-off pulling image "x": ErrImagePull: \u2026`), only the image before.
-      ImagePullBackOff: {
-        category: "image-pull",
-        family: "image-pull",
-        policy: PULL_CAUSE_RULES.unknown.policy,
-        judgedByPullError: true,
-        cannot: "pull image IMAGE",
-        nextStep: PULL_STEP
-      },
+      ImagePullBackOff: PULL_FAILED,
       // kubelet image manager evalCRIPullErr (CRI-O): `image pull failed for x because the registry is unavailable\u2026`.
       RegistryUnavailable: {
         category: "image-pull",
@@ -59077,6 +58995,10 @@ var init_format = __esm({
         tone: "info",
         text: `run ${event.runId} died during its apply: waiting ${Math.ceil(event.waitMs / 1e3)}s (its request timeout) for a request it left in flight to end, then restoring`
       }),
+      "rollback-claimed": (event) => ({
+        tone: "info",
+        text: `run ${event.runId}: another kguard, ${event.by}, is restoring it from its journal (a retry of its apply finishes a dead run first): waiting for it, then restoring what it leaves`
+      }),
       "stop-requested": (event) => ({
         tone: "undo",
         text: `run ${event.runId}: ${event.by} asked it to stop (kguard rollback, ${event.at}): stopping; restoring what this apply changed (exit 130, as on SIGTERM)`
@@ -59125,7 +59047,8 @@ var init_format = __esm({
       conflict: "NOT restored: someone else changed it after the apply, and their change wins. Inspect and decide:",
       gone: "NOT restored: it was deleted or replaced by someone else after the apply. Inspect:",
       "cannot-restore": "NOT restored: no write the API server takes puts it back",
-      "finished-job": "NOT created again: a Job that had finished is never run a second time by a restore"
+      "finished-job": "NOT created again: a Job that had finished is never run a second time by a restore",
+      inconclusive: "left as applied: the analysis could not judge the release (--no-journal keeps no run for kguard rollback). If it should not stay, restore it by hand:"
     };
     CHANGE_TEXT = {
       created: "created",
@@ -60346,12 +60269,12 @@ function rawRequestOf(args) {
   const method = Object.hasOwn(METHODS, verb) ? METHODS[verb] : void 0;
   const path17 = args[at + 1];
   if (!method || !path17.startsWith("/")) return void 0;
-  const connection = args.slice(0, at - 1);
+  const connection2 = args.slice(0, at - 1);
   const rest = args.slice(at + 2).filter((arg) => !arg.startsWith("--request-timeout="));
   const body = rest.length === 2 && rest[0] === "-f" && rest[1] === "-";
   if (rest.length > 0 && !body) return void 0;
   if (body === (method === "GET")) return void 0;
-  return { connection, method, path: path17, body };
+  return { connection: connection2, method, path: path17, body };
 }
 function isWatch(path17) {
   const query = path17.includes("?") ? new URLSearchParams(path17.slice(path17.indexOf("?") + 1)) : void 0;
@@ -60441,14 +60364,14 @@ function apiChannel(exec, stream, binary, background, enabled = process.platform
   let processes = 0;
   let requests = 0;
   let closed = false;
-  const proxyFor2 = (connection) => {
+  const proxyFor2 = (connection2) => {
     if (!enabled || closed) return void 0;
-    const key = JSON.stringify(connection);
+    const key = JSON.stringify(connection2);
     const known = proxies.get(key);
     if (known) return known.broken ? void 0 : known;
     directory ??= mkdtempSync(join(tmpdir2(), "kguard-api-"));
     processes += 1;
-    const proxy = startProxy(background, binary, connection, join(directory, `proxy-${proxies.size}.sock`));
+    const proxy = startProxy(background, binary, connection2, join(directory, `proxy-${proxies.size}.sock`));
     proxies.set(key, proxy);
     return proxy;
   };
@@ -60486,7 +60409,7 @@ function apiChannel(exec, stream, binary, background, enabled = process.platform
   return {
     exec: channelExec,
     stream: channelStream,
-    start: (connection) => proxyFor2(connection) !== void 0,
+    start: (connection2) => proxyFor2(connection2) !== void 0,
     get processes() {
       return processes;
     },
@@ -60505,11 +60428,11 @@ function apiChannel(exec, stream, binary, background, enabled = process.platform
     }
   };
 }
-function startProxy(background, binary, connection, socket) {
+function startProxy(background, binary, connection2, socket) {
   let announced = () => void 0;
   const ready = new Promise((resolve) => announced = resolve);
   let said2 = "";
-  const running2 = background(binary, [...connection, "proxy", `--unix-socket=${socket}`], (text2) => {
+  const running2 = background(binary, [...connection2, "proxy", `--unix-socket=${socket}`], (text2) => {
     said2 += text2;
     if (said2.includes("Starting to serve on")) announced(true);
   });
@@ -60721,11 +60644,11 @@ function applyFamily(runner) {
      * With -o json kubectl prints the applied objects as one document (a List when there are
      * several), then one document per pruned object (apply.go printObjects, prune.go).
      */
-    async dryRun(request3, strategy) {
+    async dryRun(request2, strategy) {
       const result = await runner.retrying(
-        () => runner.run([...applyArgv(request3), `--dry-run=${strategy}`, "-o", "json"], {
-          deadlineMs: request3.deadlineMs,
-          input: request3.stdin
+        () => runner.run([...applyArgv(request2), `--dry-run=${strategy}`, "-o", "json"], {
+          deadlineMs: request2.deadlineMs,
+          input: request2.stdin
         })
       );
       if (result.exitCode !== 0) {
@@ -60738,10 +60661,10 @@ function applyFamily(runner) {
       runner.connection.observe?.([...objects, ...rest]);
       return { ok: true, objects, pruned: rest, warnings: result.stderr };
     },
-    async readApplied(request3) {
-      const [, ...inputs] = applyCommand(request3);
+    async readApplied(request2) {
+      const [, ...inputs] = applyCommand(request2);
       const args = ["get", ...inputs, "-o", "json", "--show-managed-fields", "--ignore-not-found"];
-      const result = await runner.run(args, { deadlineMs: runner.connection.readDeadlineMs, input: request3.stdin });
+      const result = await runner.run(args, { deadlineMs: runner.connection.readDeadlineMs, input: request2.stdin });
       if (result.exitCode !== 0) throw runner.failure("read the objects of the apply", result);
       return runner.observed(jsonDocuments(result.stdout).flatMap((document2) => itemsOfValue(document2)));
     },
@@ -60750,10 +60673,10 @@ function applyFamily(runner) {
      * output cannot tell: for an object that exists it prints the live object, since the patch is
      * never sent (apply.go, DryRunClient).
      */
-    async dryRunActions(request3) {
-      const result = await runner.run([...applyArgv(request3), "--dry-run=client"], {
-        deadlineMs: request3.deadlineMs,
-        input: request3.stdin
+    async dryRunActions(request2) {
+      const result = await runner.run([...applyArgv(request2), "--dry-run=client"], {
+        deadlineMs: request2.deadlineMs,
+        input: request2.stdin
       });
       if (result.exitCode !== 0) throw runner.failure("preview the apply", result);
       return parseApplyOutput(result.stdout);
@@ -60763,67 +60686,45 @@ function applyFamily(runner) {
      * them, split per object. kubectl diff exits 1 when there are differences: that is an answer,
      * not a failure; above 1 it failed.
      */
-    async diff(request3, refs) {
-      const args = ["diff", ...request3.filenames.flatMap((filename) => ["-f", filename])];
-      if (request3.recursive) args.push("-R");
-      if (request3.namespace) args.push("-n", request3.namespace);
-      args.push(...request3.applyArgs.filter((arg) => DIFF_FLAGS.test(arg)));
+    async diff(request2, refs) {
+      const args = ["diff", ...request2.filenames.flatMap((filename) => ["-f", filename])];
+      if (request2.recursive) args.push("-R");
+      if (request2.namespace) args.push("-n", request2.namespace);
+      args.push(...request2.applyArgs.filter((arg) => DIFF_FLAGS.test(arg)));
       const result = await runner.retrying(
-        () => runner.run(args, { deadlineMs: request3.deadlineMs, input: request3.stdin })
+        () => runner.run(args, { deadlineMs: request2.deadlineMs, input: request2.stdin })
       );
       if (result.exitCode !== 0 && result.exitCode !== 1)
         throw runner.failure("show the differences (kubectl diff)", result);
       return diffsByObject(result.stdout, refs);
     },
-    apply: (request3) => applyOnce(runner, request3),
-    holdApply(request3) {
-      const bytes3 = request3.stdin;
-      if (bytes3 === void 0 || request3.filenames.length !== 1 || request3.filenames[0] !== "-")
-        throw new Error("kguard holds back only an apply of -f - with its bytes in hand");
-      let give = () => void 0;
-      const heldInput = new Promise((resolve) => give = resolve);
-      let state = "held";
-      let endedFirst = false;
-      const first = runner.run(applyArgv(request3), { deadlineMs: request3.deadlineMs, heldInput });
-      void first.then(() => {
-        if (state !== "released") endedFirst = true;
+    /**
+     * `kubectl apply`, tried again after a transient failure. Repeating it is safe only because
+     * apply is idempotent: it sends the desired state, not a change, so objects the first attempt
+     * already wrote come out unchanged the second time. What an attempt reported applied before it
+     * failed is kept (a later attempt reports those objects as unchanged).
+     */
+    async apply(request2) {
+      const applied2 = /* @__PURE__ */ new Map();
+      const result = await runner.retrying(async () => {
+        const attempt = await runner.run(applyArgv(request2), {
+          deadlineMs: request2.deadlineMs,
+          input: request2.stdin
+        });
+        for (const object of parseApplyOutput(attempt.stdout)) {
+          const key = `${object.resource}/${object.name}`;
+          if (!applied2.has(key) || applied2.get(key)?.action === "unchanged") applied2.set(key, object);
+        }
+        return attempt;
       });
-      return {
-        release() {
-          if (state !== "held") throw new Error(`this held apply was ${state} already`);
-          state = "released";
-          if (endedFirst) return applyOnce(runner, request3);
-          give(bytes3);
-          return applyOnce(runner, request3, first);
-        },
-        cancel() {
-          if (state !== "held") return;
-          state = "cancelled";
-          give(void 0);
-        },
-        ended: first.then(() => void 0)
-      };
+      if (result.exitCode !== 0)
+        throw runner.failure("apply the manifests", result, [...applied2.values()], {
+          ms: request2.deadlineMs,
+          flag: "--timeout"
+        });
+      return [...applied2.values()];
     }
   };
-}
-async function applyOnce(runner, request3, started) {
-  const applied2 = /* @__PURE__ */ new Map();
-  let first = started;
-  const result = await runner.retrying(async () => {
-    const attempt = await (first ?? runner.run(applyArgv(request3), { deadlineMs: request3.deadlineMs, input: request3.stdin }));
-    first = void 0;
-    for (const object of parseApplyOutput(attempt.stdout)) {
-      const key = `${object.resource}/${object.name}`;
-      if (!applied2.has(key) || applied2.get(key)?.action === "unchanged") applied2.set(key, object);
-    }
-    return attempt;
-  });
-  if (result.exitCode !== 0)
-    throw runner.failure("apply the manifests", result, [...applied2.values()], {
-      ms: request3.deadlineMs,
-      flag: "--timeout"
-    });
-  return [...applied2.values()];
 }
 var init_apply_family = __esm({
   "src/kubectl/client/apply-family.ts"() {
@@ -61499,11 +61400,11 @@ var init_runner = __esm({
     init_kubeconfig();
     init_parse();
     KubectlRunner = class {
-      constructor(exec, connection, stream) {
+      constructor(exec, connection2, stream) {
         this.exec = exec;
-        this.connection = connection;
+        this.connection = connection2;
         this.stream = stream;
-        this.pool = new ProcessPool(connection.concurrency ?? DEFAULTS.concurrency);
+        this.pool = new ProcessPool(connection2.concurrency ?? DEFAULTS.concurrency);
       }
       exec;
       connection;
@@ -61570,23 +61471,16 @@ var init_runner = __esm({
       stopCancelling() {
         this.cancel = void 0;
       }
-      /**
-       * One kubectl process. A held one (`heldInput`) starts now and reads its stdin only when
-       * `heldInput` gives it, or is stopped when it gives nothing; the reads' cancel never stops it
-       * (once given its input it is a write), and it stays outside the pool, as a watch does: it
-       * waits while the pool's calls run.
-       */
       async run(args, options) {
         const timeoutArgs = options.bounded === false ? [] : [`--request-timeout=${requestTimeoutWithin(this.connection.requestTimeout, options.deadlineMs)}`];
-        const held = options.heldInput;
-        const cancelSignal = held ? void 0 : this.cancel;
-        const start = () => this.exec(this.connection.binary, [...this.connectionArgs(), ...args, ...timeoutArgs], {
-          input: options.input,
-          heldInput: held,
-          timeoutMs: options.deadlineMs,
-          cancelSignal
-        });
-        const result = await (held ? start() : this.pool.use(start));
+        const cancelSignal = this.cancel;
+        const result = await this.pool.use(
+          () => this.exec(this.connection.binary, [...this.connectionArgs(), ...args, ...timeoutArgs], {
+            input: options.input,
+            timeoutMs: options.deadlineMs,
+            cancelSignal
+          })
+        );
         if (!result.proxied) this.processes += 1;
         return result;
       }
@@ -61675,11 +61569,11 @@ var init_writes = __esm({
 });
 
 // src/kubectl/client.ts
-function createKubectl(exec, connection, stream) {
-  const runner = new KubectlRunner(exec, connection, stream);
+function createKubectl(exec, connection2, stream) {
+  const runner = new KubectlRunner(exec, connection2, stream);
   return Object.assign(runner, applyFamily(runner), objectReads(runner), conditionalWrites(runner), listWatch(runner));
 }
-var init_client = __esm({
+var init_client2 = __esm({
   "src/kubectl/client.ts"() {
     "use strict";
     init_apply_family();
@@ -61709,27 +61603,27 @@ __export(early_start_exports, {
 });
 import { readFile as readFile4, stat as stat3 } from "node:fs/promises";
 async function startEarly(given, exec, openChannel) {
-  const { request: request3 } = given;
-  if (given.binary !== "kubectl" || request3.filenames.length === 0 || request3.stdin !== void 0 || request3.recursive)
+  const { request: request2 } = given;
+  if (given.binary !== "kubectl" || request2.filenames.length === 0 || request2.stdin !== void 0 || request2.recursive)
     return void 0;
   const [target, plainFiles] = await Promise.all([
     readKubeconfigTarget(given.connectionArgs, given.env),
-    Promise.all(request3.filenames.map(plainManifest)).then((plain2) => plain2.every(Boolean))
+    Promise.all(request2.filenames.map(plainManifest)).then((plain2) => plain2.every(Boolean))
   ]);
   if (target === void 0 || !plainFiles || given.signal?.aborted) return void 0;
   const pinned = pinnedArgs(given.connectionArgs, target);
   const args = [
     ...pinned,
-    ...applyArgv(request3),
+    ...applyArgv(request2),
     "--dry-run=server",
     "-o",
     "json",
-    `--request-timeout=${requestTimeoutWithin(given.requestTimeout, request3.deadlineMs)}`
+    `--request-timeout=${requestTimeoutWithin(given.requestTimeout, request2.deadlineMs)}`
   ];
   const cancel = new AbortController();
   const onAbort = () => cancel.abort();
   given.signal?.addEventListener("abort", onAbort, { once: true });
-  const running2 = exec(given.binary, args, { timeoutMs: request3.deadlineMs, cancelSignal: cancel.signal }).finally(
+  const running2 = exec(given.binary, args, { timeoutMs: request2.deadlineMs, cancelSignal: cancel.signal }).finally(
     () => given.signal?.removeEventListener("abort", onAbort)
   );
   running2.catch(() => void 0);
@@ -61843,9 +61737,9 @@ var connect_exports = {};
 __export(connect_exports, {
   connectKubectl: () => connectKubectl
 });
-function connectKubectl(connection, options = {}) {
+function connectKubectl(connection2, options = {}) {
   const early = options.early;
-  const channel = early?.channel ?? apiChannel(execProcess, streamProcess, connection.binary, backgroundProcess);
+  const channel = early?.channel ?? apiChannel(execProcess, streamProcess, connection2.binary, backgroundProcess);
   const trace = options.trace;
   const calls = early ? adoptingEarly(channel.exec, early) : channel.exec;
   const exec = trace ? tracedExec(calls, trace.now, trace.onCall) : calls;
@@ -61853,7 +61747,7 @@ function connectKubectl(connection, options = {}) {
   const kubectl = createKubectl(
     exec,
     {
-      ...connection,
+      ...connection2,
       ...early ? { target: early.target } : {},
       // An early dry run no call took was a process of this run too.
       channelProcesses: () => channel.processes + (early?.wasted ? 1 : 0),
@@ -61872,7 +61766,7 @@ var init_connect = __esm({
   "src/kubectl/connect.ts"() {
     "use strict";
     init_api_channel();
-    init_client();
+    init_client2();
     init_early_start();
     init_exec();
     init_trace();
@@ -62007,6 +61901,34 @@ var init_recorder = __esm({
         return [...this.changed.values()].map(describeObject);
       }
     };
+  }
+});
+
+// src/cli/commands/run-command.ts
+function rollbackDeadlineMs({ rollbackTimeout }) {
+  return parseDuration(rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), "--rollback-timeout");
+}
+function lastWordWriter(session) {
+  return (text2, report) => process.stdout.write(
+    session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}
+` : `${sanitizeText(text2, session.redactor)}
+`
+  );
+}
+async function recordedKubectl(connectionArgs, context, options) {
+  const { session } = context;
+  const { RunRecorder: RunRecorder2 } = await Promise.resolve().then(() => (init_recorder(), recorder_exports));
+  const recorder = new RunRecorder2(await context.makeReporter(session), session.redactor);
+  session.recorder = recorder;
+  return { recorder, kubectl: await commandKubectl(connectionArgs, session, recorder, options) };
+}
+var init_run_command = __esm({
+  "src/cli/commands/run-command.ts"() {
+    "use strict";
+    init_duration();
+    init_options();
+    init_sanitize();
+    init_connection();
   }
 });
 
@@ -63005,14 +62927,14 @@ function withAnnotation(lease, name, value) {
     metadata: { ...lease.metadata, annotations: { ...lease.metadata.annotations, [name]: value } }
   };
 }
-async function requestStop(kubectl, runId, leases, request3, deadlineMs) {
+async function requestStop(kubectl, runId, leases, request2, deadlineMs) {
   const written2 = await Promise.all(
     leases.map(async (seen) => {
       let current2 = seen;
       for (let attempt = 0; attempt < 5 && current2 && leaseHolder(current2) === runId; attempt += 1) {
         if (stopRequestOf(current2)) return true;
         const outcome = await kubectl.replace(
-          withAnnotation(current2, STOP_REQUEST_ANNOTATION, JSON.stringify(request3)),
+          withAnnotation(current2, STOP_REQUEST_ANNOTATION, JSON.stringify(request2)),
           leasePath2(current2),
           deadlineMs
         ).catch(() => void 0);
@@ -63053,16 +62975,16 @@ async function watchStopRequests(kubectl, lease, deps, onRequest) {
     await pause(pauseMs);
     if (deps.until.aborted) return;
     const live = await kubectl.getObject(LEASE_TYPE, namespace, held.metadata.name).catch(() => void 0);
-    const request3 = stopRequestOf(live);
-    if (request3) {
-      onRequest(request3);
+    const request2 = stopRequestOf(live);
+    if (request2) {
+      onRequest(request2);
       return;
     }
     from = live?.metadata.resourceVersion ?? held.metadata.resourceVersion;
   }
 }
 async function watchOnce(kubectl, held, from, until) {
-  let request3;
+  let request2;
   let ended = false;
   let stream;
   const end = () => {
@@ -63077,18 +62999,18 @@ async function watchOnce(kubectl, held, from, until) {
     },
     { resourceVersion: from, timeoutSeconds: 300 },
     (event) => {
-      if (request3) return;
+      if (request2) return;
       if (event.type === "ERROR") end();
       if (event.type !== "ADDED" && event.type !== "MODIFIED") return;
-      request3 = stopRequestOf(event.object);
-      if (request3) end();
+      request2 = stopRequestOf(event.object);
+      if (request2) end();
     }
   );
   if (ended) stream.stop();
   until.addEventListener("abort", end, { once: true });
   const how = await stream.done;
   until.removeEventListener("abort", end);
-  if (request3) return { request: request3 };
+  if (request2) return { request: request2 };
   return { cannotWatch: !how.ended && !how.transient };
 }
 function stopOnRequest(signal, how = {}) {
@@ -63101,9 +63023,9 @@ function stopOnRequest(signal, how = {}) {
         kubectl,
         () => held.held[0],
         { clock: deps.clock, until: ended.signal, poll: how.poll },
-        (request3) => {
-          deps.reporter.emit({ kind: "stop-requested", runId, by: request3.by, at: request3.at });
-          if (!signal?.aborted) requested.abort(`stopped by kguard rollback (${request3.by})`);
+        (request2) => {
+          deps.reporter.emit({ kind: "stop-requested", runId, by: request2.by, at: request2.at });
+          if (!signal?.aborted) requested.abort(`stopped by kguard rollback (${request2.by})`);
           void held.annotate({ [STOP_ANSWER_ANNOTATION]: (/* @__PURE__ */ new Date()).toISOString() }).catch(() => void 0);
         }
       );
@@ -63185,10 +63107,10 @@ function statusLine(run, now2, withNext = true) {
   return `${run.runId}${journal.runLabel ? ` (label ${journal.runLabel})` : ""}  ${journalWhere(run)}  ${journal.objects.length} object(s)  started ${ageMinutes}m ago  ${where2}  ${life}${run.expired ? "  (expired: deleted by the next run)" : ""}${next}`;
 }
 function stopOf(run) {
-  const request3 = run.leases.map(stopRequestOf).find(Boolean);
-  if (!request3) return void 0;
+  const request2 = run.leases.map(stopRequestOf).find(Boolean);
+  if (!request2) return void 0;
   const answered = run.leases.map(stopAnswerOf).find(Boolean);
-  return answered ? `stopping: asked by ${request3.by} at ${request3.at}, restoring what it changed` : `stop pending: asked by ${request3.by} at ${request3.at}, not answered yet`;
+  return answered ? `stopping: asked by ${request2.by} at ${request2.at}, restoring what it changed` : `stop pending: asked by ${request2.by} at ${request2.at}, not answered yet`;
 }
 function journalWhere(run) {
   const pieces = Object.entries(run.journal?.pieces ?? { [run.journal?.namespace ?? ""]: 1 });
@@ -63723,121 +63645,6 @@ var init_history_store = __esm({
     init_history();
     init_labels();
     secretsPath2 = (namespace) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets`;
-  }
-});
-
-// src/run/rollback/stop-live.ts
-import { hostname as hostname2 } from "node:os";
-async function stopLiveRun(run, deadlineMs, deps) {
-  const startedAt = Date.now();
-  const by = `${hostname2()} (pid ${process.pid})`;
-  const asked = await requestStop(
-    deps.kubectl,
-    run.runId,
-    run.leases,
-    { at: (/* @__PURE__ */ new Date()).toISOString(), by },
-    Math.min(deadlineMs, 3e4)
-  );
-  if (asked === 0)
-    throw new KubectlError(
-      `run ${run.runId} is running (${run.liveness.why}), and kguard could not write a stop request on any of its Leases: check that you may update leases in namespace ${namespacesOf(run.leases)}, then kguard rollback ${run.runId} again, or stop its process.`
-    );
-  deps.reporter.emit({
-    kind: "stopping-run",
-    runId: run.runId,
-    step: "asked",
-    detail: `running (${run.liveness.why}): asked it to stop through its Lease; it restores what it changed and exits 130 (waiting up to ${Math.round(ANSWER_WAIT_MS / 1e3)}s for its answer)`
-  });
-  let answered = false;
-  let saidUnanswered = false;
-  const answerBy = startedAt + ANSWER_WAIT_MS;
-  const deadBy = startedAt + LEASE_DURATION_SECONDS * 1e3 + 3e4;
-  const still = standingStill();
-  for (; ; ) {
-    const leases = await readLeases(run.leases, deps);
-    if (leases.length === 0) {
-      deps.reporter.emit({
-        kind: "stopping-run",
-        runId: run.runId,
-        step: "ended",
-        detail: `ended ${Math.round((Date.now() - startedAt) / 100) / 10}s after the request`
-      });
-      return { ended: answered ? "answered" : "dead", waitedMs: Date.now() - startedAt };
-    }
-    if (!answered && leases.some((lease) => stopAnswerOf(lease))) {
-      answered = true;
-      deps.reporter.emit({
-        kind: "stopping-run",
-        runId: run.runId,
-        step: "answered",
-        detail: "answered: it is restoring what its apply changed; waiting for it to end"
-      });
-    }
-    const liveness = livenessOf(run.journal, leases, Date.now(), deps.probe);
-    if (liveness.state === "dead") return { ended: "dead", waitedMs: Date.now() - startedAt };
-    if (!answered && still(leases, deps.clock.now()) > LEASE_DURATION_SECONDS * 1e3) {
-      deps.reporter.emit({
-        kind: "stopping-run",
-        runId: run.runId,
-        step: "unanswered",
-        detail: `its Lease stood still for ${LEASE_DURATION_SECONDS}s (not renewed since the stop request): restoring it from its journal`
-      });
-      return { ended: "dead", waitedMs: Date.now() - startedAt };
-    }
-    const now2 = Date.now();
-    if (!answered && now2 > answerBy && !saidUnanswered) {
-      saidUnanswered = true;
-      deps.reporter.emit({
-        kind: "stopping-run",
-        runId: run.runId,
-        step: "unanswered",
-        detail: `did not answer within ${Math.round(ANSWER_WAIT_MS / 1e3)}s (${liveness.why}): kguard restores it from its journal once its Lease stands still (at most ${LEASE_DURATION_SECONDS}s)`
-      });
-    }
-    if (answered && now2 > startedAt + deadlineMs + 3e4 || !answered && now2 > deadBy)
-      throw new KubectlError(
-        answered ? `run ${run.runId} answered the stop request but did not end within --rollback-timeout (${Math.round(deadlineMs / 1e3)}s): kguard status shows it; run kguard rollback ${run.runId} again once it has ended.` : `run ${run.runId} neither answered the stop request nor stopped renewing its Lease (${liveness.why}): it may be an older kguard. Stop its process, then kguard rollback ${run.runId}; or kguard rollback ${run.runId} --force to restore it while it runs.`
-      );
-    await deps.clock.sleep(POLL_MS);
-  }
-}
-function standingStill() {
-  let versions = "";
-  let since = 0;
-  return (leases, now2) => {
-    const seen = leases.map((lease) => `${lease.metadata.uid}/${lease.metadata.resourceVersion}`).join(",");
-    if (seen !== versions) {
-      versions = seen;
-      since = now2;
-    }
-    return now2 - since;
-  };
-}
-async function readLeases(leases, deps) {
-  const read = await Promise.all(
-    leases.map(
-      (lease) => deps.kubectl.getObject(LEASE_TYPE, lease.metadata.namespace ?? "", lease.metadata.name).catch(() => lease)
-    )
-  );
-  return read.filter((lease, index) => {
-    const seen = leases[index].metadata.uid;
-    return lease !== void 0 && (seen === void 0 || lease.metadata.uid === seen);
-  });
-}
-function namespacesOf(leases) {
-  return [...new Set(leases.map((lease) => lease.metadata.namespace ?? ""))].join(", ");
-}
-var ANSWER_WAIT_MS, POLL_MS;
-var init_stop_live = __esm({
-  "src/run/rollback/stop-live.ts"() {
-    "use strict";
-    init_errors();
-    init_held_leases();
-    init_liveness();
-    init_lease();
-    init_stop();
-    ANSWER_WAIT_MS = 15e3;
-    POLL_MS = 500;
   }
 });
 
@@ -64859,6 +64666,9 @@ var init_unsettled = __esm({
 });
 
 // src/classify/conditions.ts
+function givenUp(cannot, nextStep, { category, family } = { category: "stalled", family: "other" }) {
+  return { category, family, policy: { when: "now" }, cannot, nextStep };
+}
 var JOB_LOGS_STEP, JOB_CONDITION_REASONS, JOB_FAILED, STALLED, CLAIM_LOST, POD_FAILED, CONTAINER_FAILED;
 var init_conditions = __esm({
   "src/classify/conditions.ts"() {
@@ -64867,74 +64677,34 @@ var init_conditions = __esm({
     JOB_CONDITION_REASONS = {
       // job controller (job_controller.go): more failed pods than spec.backoffLimit, or with
       // restartPolicy OnFailure that many container restarts.
-      BackoffLimitExceeded: {
-        category: "stalled",
-        family: "other",
-        policy: { when: "now" },
-        cannot: "complete: its pods failed more often than backoffLimit allows",
-        nextStep: JOB_LOGS_STEP
-      },
+      BackoffLimitExceeded: givenUp("complete: its pods failed more often than backoffLimit allows", JOB_LOGS_STEP),
       // job controller: the Job was active longer than spec.activeDeadlineSeconds.
-      DeadlineExceeded: {
-        category: "progress-deadline",
-        family: "other",
-        policy: { when: "now" },
-        cannot: "complete within activeDeadlineSeconds",
-        nextStep: "see what its pods were doing: kubectl describe job NAME -n NAMESPACE; raise activeDeadlineSeconds if the work is just slow"
-      },
+      DeadlineExceeded: givenUp(
+        "complete within activeDeadlineSeconds",
+        "see what its pods were doing: kubectl describe job NAME -n NAMESPACE; raise activeDeadlineSeconds if the work is just slow",
+        { category: "progress-deadline", family: "other" }
+      ),
       // job controller: a pod failure matched a FailJob rule of spec.podFailurePolicy.
-      PodFailurePolicy: {
-        category: "stalled",
-        family: "other",
-        policy: { when: "now" },
-        cannot: "complete: a pod failure matched a FailJob rule of its podFailurePolicy",
-        nextStep: JOB_LOGS_STEP
-      },
+      PodFailurePolicy: givenUp("complete: a pod failure matched a FailJob rule of its podFailurePolicy", JOB_LOGS_STEP),
       // job controller (Indexed Jobs with backoffLimitPerIndex): too many indexes failed.
-      MaxFailedIndexesExceeded: {
-        category: "stalled",
-        family: "other",
-        policy: { when: "now" },
-        cannot: "complete: more indexes failed than maxFailedIndexes allows",
-        nextStep: JOB_LOGS_STEP
-      },
+      MaxFailedIndexesExceeded: givenUp("complete: more indexes failed than maxFailedIndexes allows", JOB_LOGS_STEP),
       // job controller (Indexed Jobs with backoffLimitPerIndex): every index ended and some failed.
-      FailedIndexes: {
-        category: "stalled",
-        family: "other",
-        policy: { when: "now" },
-        cannot: "complete: some of its indexes failed",
-        nextStep: JOB_LOGS_STEP
-      }
+      FailedIndexes: givenUp("complete: some of its indexes failed", JOB_LOGS_STEP)
     };
-    JOB_FAILED = {
-      category: "stalled",
-      family: "other",
-      policy: { when: "now" },
-      cannot: "complete",
-      nextStep: JOB_LOGS_STEP
-    };
-    STALLED = {
-      category: "stalled",
-      family: "other",
-      policy: { when: "now" },
-      cannot: "be reconciled (its controller says Stalled)",
-      nextStep: "read its conditions and events: kubectl describe KIND NAME -n NAMESPACE"
-    };
-    CLAIM_LOST = {
-      category: "stalled",
-      family: "other",
-      policy: { when: "now" },
-      cannot: "keep its volume (phase Lost: the PersistentVolume is gone)",
-      nextStep: "find out what happened to its volume: kubectl describe pvc NAME -n NAMESPACE"
-    };
-    POD_FAILED = {
-      category: "crash-loop",
-      family: "crash",
-      policy: { when: "now" },
-      cannot: "run: it failed",
-      nextStep: "read why it exited: kubectl logs POD -n NAMESPACE, and kubectl describe pod POD -n NAMESPACE"
-    };
+    JOB_FAILED = givenUp("complete", JOB_LOGS_STEP);
+    STALLED = givenUp(
+      "be reconciled (its controller says Stalled)",
+      "read its conditions and events: kubectl describe KIND NAME -n NAMESPACE"
+    );
+    CLAIM_LOST = givenUp(
+      "keep its volume (phase Lost: the PersistentVolume is gone)",
+      "find out what happened to its volume: kubectl describe pvc NAME -n NAMESPACE"
+    );
+    POD_FAILED = givenUp(
+      "run: it failed",
+      "read why it exited: kubectl logs POD -n NAMESPACE, and kubectl describe pod POD -n NAMESPACE",
+      { category: "crash-loop", family: "crash" }
+    );
     CONTAINER_FAILED = {
       category: "crash-loop",
       family: "crash",
@@ -66176,8 +65946,10 @@ function rowFor(ref, statusGraceMs) {
   );
 }
 function judgedByKstatus(ref, rules = BUILT_IN_HEALTH_RULES) {
-  const group = groupOf(ref.apiVersion);
-  return ROWS[kindKey(ref)] === void 0 && !NO_STATUS_GROUPS.has(group) && findHealthRule(ref, rules) === void 0;
+  return !hasOwnRow(ref) && findHealthRule(ref, rules) === void 0;
+}
+function hasOwnRow(ref) {
+  return ROWS[kindKey(ref)] !== void 0 || NO_STATUS_GROUPS.has(groupOf(ref.apiVersion));
 }
 function judgingRow(ref, overrides, rules = BUILT_IN_HEALTH_RULES, problems = [], { readinessGraceMs, statusGraceMs } = {}) {
   const row = chooseRow(ref, overrides, rules, problems, statusGraceMs);
@@ -66216,9 +65988,6 @@ function chooseRow(ref, overrides, rules, problems, statusGraceMs) {
     );
   return rowFor(ref, statusGraceMs);
 }
-function runsPods2(ref) {
-  return rowFor(ref).runsPods === true;
-}
 function findObject(snapshot2, ref) {
   return snapshot2.objects.find(
     (object) => object.kind === ref.kind && groupOf(object.apiVersion) === groupOf(ref.apiVersion) && object.metadata.name === ref.name && (object.metadata.namespace ?? "") === ref.namespace
@@ -66256,7 +66025,6 @@ var init_table2 = __esm({
     TEMPLATE = ["spec", "template", "spec"];
     runningPods = (row, podSpecAt = TEMPLATE) => ({
       ...row,
-      runsPods: true,
       podSpecAt
     });
     ROWS = {
@@ -67217,7 +66985,7 @@ function needsRestore(verdict) {
   return verdict === "failed" || verdict === "timed-out";
 }
 function planRestore(objects, mode, options) {
-  const asUnit = options.cancelled === true || options.failedAsUnit === true || options.wholeRun === true;
+  const asUnit = options.cancelled === true || options.failedAsUnit === true || options.wholeRun === true || options.inconclusive === true;
   if (asUnit && mode === "failed") mode = "all";
   if (!asUnit && !objects.some((object) => needsRestore(object.verdict))) {
     return objects.flatMap(
@@ -67233,8 +67001,13 @@ function planRestore(objects, mode, options) {
       writes.push({ ref, action: "keep", reason: object.verdict, ...copies(change) });
       continue;
     }
-    if (mode === "none") {
-      writes.push({ ref, action: "keep", reason: "no-rollback", ...copies(change) });
+    if (mode === "none" || options.inconclusive) {
+      writes.push({
+        ref,
+        action: "keep",
+        reason: options.inconclusive ? "inconclusive" : "no-rollback",
+        ...copies(change)
+      });
       continue;
     }
     if (mode === "failed" && !needsRestore(object.verdict)) {
@@ -67316,9 +67089,9 @@ function copies(change) {
 }
 function roundOf(step) {
   const removing = step.action === "delete" || step.action === "keep" && CREATED_AND_KEPT.has(step.reason);
-  if (removing) return runsPods2(step.ref) ? "delete workloads" : "delete the rest";
+  if (removing) return runsPods(step.ref) ? "delete workloads" : "delete the rest";
   if (DEFINITIONS.has(groupKind(step.ref))) return "definitions";
-  return runsPods2(step.ref) ? "workloads" : "configuration";
+  return runsPods(step.ref) ? "workloads" : "configuration";
 }
 function restoreRounds(steps, stages = /* @__PURE__ */ new Map()) {
   const stageOf2 = (step) => stages.get(objectKey(step.ref)) ?? 0;
@@ -68004,10 +67777,10 @@ var init_restore = __esm({
 });
 
 // src/restore/entry.ts
-async function restoreObjects(objects, request3, deps) {
-  const { mode, keepCreated, cancelled, failedAsUnit, wholeRun, deadlineMs, stages } = request3;
-  const steps = planRestore(objects, mode, { keepCreated, cancelled, failedAsUnit, wholeRun });
-  if (steps.length === 0 || request3.dryRun) return { steps, results: /* @__PURE__ */ new Map() };
+async function restoreObjects(objects, request2, deps) {
+  const { mode, keepCreated, cancelled, failedAsUnit, wholeRun, inconclusive, deadlineMs, stages } = request2;
+  const steps = planRestore(objects, mode, { keepCreated, cancelled, failedAsUnit, wholeRun, inconclusive });
+  if (steps.length === 0 || request2.dryRun) return { steps, results: /* @__PURE__ */ new Map() };
   return { steps, results: await executeRestore(steps, { deadlineMs, stages }, deps) };
 }
 async function trackWrittenBack(objects, options, deps) {
@@ -68070,28 +67843,8 @@ var init_entry = __esm({
   }
 });
 
-// src/run/rollback/rollback.ts
-var rollback_exports = {};
-__export(rollback_exports, {
-  runRollback: () => runRollback
-});
-async function runRollback(options, deps) {
-  const listed = await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe);
-  const runs = options.runLabel === void 0 ? listed : labelled(listed, options.runLabel);
-  if (runs.length === 0 && options.runLabel !== void 0 && options.runId === void 0)
-    return nothingToDo(
-      `no unfinished kguard run is labelled ${JSON.stringify(options.runLabel)}${options.namespace ? ` in namespace ${options.namespace}` : ""}: it finished or restored itself, or never wrote a journal. Nothing to roll back (kguard history lists finished runs; kguard undo undoes one).`
-    );
-  let run = pickRun(runs, options.runId, "rollback", options.force ?? false, true);
-  let stopped;
-  if (run.liveness.state === "live" && !options.force) {
-    stopped = (await stopLiveRun(run, options.deadlineMs, deps)).ended;
-    const after = (await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe)).find(
-      (candidate) => candidate.runId === run.runId && candidate.journal
-    );
-    if (!after) return { ...nothingToDo(""), runId: run.runId, stopped };
-    run = after;
-  }
+// src/restore/recovery/from-journal.ts
+async function restoreFromJournal(run, options, deps) {
   const journal = run.journal;
   if (run.missing.length > 0 && !options.force) {
     throw new InputError(
@@ -68145,18 +67898,15 @@ async function runRollback(options, deps) {
   }
   return {
     runId: journal.runId,
-    ...stopped ? { stopped } : {},
     restored: [...results.values()].filter(writtenBack).length,
     untouched: changes.filter(({ change }) => !isChangeKind(change.change)).length,
     needsPerson,
     results
   };
 }
-function labelled(runs, label) {
-  return runs.filter((run) => run.journal?.runLabel === label && run.liveness.state !== "finished");
-}
-function nothingToDo(nothing) {
-  return { runId: "", restored: 0, untouched: 0, needsPerson: 0, results: /* @__PURE__ */ new Map(), nothing };
+async function restoreRunNamed(runId, namespace, deadlineMs, deps) {
+  const run = pickRun(await listRuns(deps.kubectl, namespace, Date.now(), deps.probe), runId, "rollback", false);
+  return restoreFromJournal(run, { deadlineMs }, deps);
 }
 async function waitOutTheApply(journal, liveness, deps) {
   if (journal.state !== "applying") return;
@@ -68180,8 +67930,8 @@ function ownersMovedOnly(change) {
   return change.change === "configured" && change.paths.length > 0 && change.paths.every((path17) => path17 === "metadata.managedFields");
 }
 var LANDING_MARGIN_MS;
-var init_rollback = __esm({
-  "src/run/rollback/rollback.ts"() {
+var init_from_journal = __esm({
+  "src/restore/recovery/from-journal.ts"() {
     "use strict";
     init_errors();
     init_compare();
@@ -68192,11 +67942,274 @@ var init_rollback = __esm({
     init_history_store();
     init_options();
     init_runs();
-    init_stop_live();
     init_model();
     init_entry();
     init_written_back();
     LANDING_MARGIN_MS = 2e3;
+  }
+});
+
+// src/restore/recovery/claim.ts
+function claimerOf(secret2) {
+  const raw = secret2.metadata.annotations?.[RECOVERING_BY_ANNOTATION];
+  if (!raw) return void 0;
+  const [host, pid] = raw.split(" ");
+  return holderOfAnnotations({ "kguard.dev/holder-host": host ?? "", "kguard.dev/holder-pid": pid ?? "" });
+}
+function describe2(holder) {
+  return `${holder.host} (pid ${holder.pid})`;
+}
+async function claimRecovery(target, self, limits, deps) {
+  const name = journalName(target.runId);
+  const started = deps.clock.now();
+  let seen = { since: started };
+  let lastClaimer;
+  for (; ; ) {
+    if (deps.signal?.aborted) throw new Error(`stopped while waiting for run ${target.runId} to be finished`);
+    const secret2 = await deps.kubectl.getObject("secrets", target.home, name);
+    if (!secret2 || target.uid !== void 0 && secret2.metadata.uid !== target.uid)
+      return { claimed: false, by: lastClaimer ? describe2(lastClaimer) : "another kguard" };
+    const claimer = claimerOf(secret2);
+    const now2 = deps.clock.now();
+    if (seen.resourceVersion !== secret2.metadata.resourceVersion)
+      seen = { resourceVersion: secret2.metadata.resourceVersion, since: now2 };
+    const state = claimer ? deps.probe(claimer) : "gone";
+    const mine = claimer && claimer.host === self.host && claimer.pid === self.pid;
+    const free = !claimer || mine || state === "gone" || state === "elsewhere" && now2 - seen.since > limits.standStillMs;
+    if (free) {
+      const annotations = { ...secret2.metadata.annotations, [RECOVERING_BY_ANNOTATION]: claimValue(self) };
+      const written2 = await deps.kubectl.replace(
+        { ...secret2, metadata: { ...secret2.metadata, annotations } },
+        secretPath(target.home, name),
+        limits.requestDeadlineMs
+      );
+      if (written2.ok) return { claimed: true };
+      if (written2.notFound) return { claimed: false, by: lastClaimer ? describe2(lastClaimer) : "another kguard" };
+      if (!written2.conflict)
+        throw new Error(`kguard could not claim run ${target.runId}'s journal: ${written2.message}`);
+      continue;
+    }
+    if (!lastClaimer) deps.onWait?.(describe2(claimer));
+    lastClaimer = claimer;
+    if (now2 - started > limits.deadlineMs)
+      throw new Error(
+        `run ${target.runId} is being finished by another kguard, ${describe2(claimer)}, which did not end within ${Math.round(limits.deadlineMs / 1e3)}s`
+      );
+    await deps.clock.sleep(POLL_MS, deps.signal);
+  }
+}
+function claimValue(holder) {
+  const annotations = holderAnnotations(holder);
+  return `${annotations["kguard.dev/holder-host"]} ${annotations["kguard.dev/holder-pid"]}`;
+}
+function claimRun(run, deadlineMs, deps, onWait) {
+  const journal = run.journal;
+  const home = journal.home ?? journal.namespace;
+  const uid = run.secrets.find((secret2) => secret2.namespace === home && secret2.name === journalName(run.runId))?.uid;
+  const restoreMs = (journal.requestTimeoutMs ?? 0) + deadlineMs + LEASE_DURATION_SECONDS * 1e3;
+  return claimRecovery(
+    { runId: run.runId, home, uid },
+    thisProcess(),
+    { standStillMs: restoreMs, deadlineMs: 2 * restoreMs, requestDeadlineMs: 3e4 },
+    { kubectl: deps.kubectl, clock: deps.clock, probe: deps.probe, signal: deps.signal, onWait }
+  );
+}
+var RECOVERING_BY_ANNOTATION, POLL_MS, secretPath;
+var init_claim2 = __esm({
+  "src/restore/recovery/claim.ts"() {
+    "use strict";
+    init_holder();
+    init_journal();
+    init_lease();
+    RECOVERING_BY_ANNOTATION = "kguard.dev/recovering-by";
+    POLL_MS = 1e3;
+    secretPath = (namespace, name) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`;
+  }
+});
+
+// src/run/rollback/stop-live.ts
+import { hostname as hostname2 } from "node:os";
+async function stopLiveRun(run, deadlineMs, deps) {
+  const startedAt = Date.now();
+  const by = `${hostname2()} (pid ${process.pid})`;
+  const asked = await requestStop(
+    deps.kubectl,
+    run.runId,
+    run.leases,
+    { at: (/* @__PURE__ */ new Date()).toISOString(), by },
+    Math.min(deadlineMs, 3e4)
+  );
+  if (asked === 0)
+    throw new KubectlError(
+      `run ${run.runId} is running (${run.liveness.why}), and kguard could not write a stop request on any of its Leases: check that you may update leases in namespace ${namespacesOf(run.leases)}, then kguard rollback ${run.runId} again, or stop its process.`
+    );
+  deps.reporter.emit({
+    kind: "stopping-run",
+    runId: run.runId,
+    step: "asked",
+    detail: `running (${run.liveness.why}): asked it to stop through its Lease; it restores what it changed and exits 130 (waiting up to ${Math.round(ANSWER_WAIT_MS / 1e3)}s for its answer)`
+  });
+  let answered = false;
+  let saidUnanswered = false;
+  const answerBy = startedAt + ANSWER_WAIT_MS;
+  const deadBy = startedAt + LEASE_DURATION_SECONDS * 1e3 + 3e4;
+  const still = standingStill();
+  for (; ; ) {
+    const leases = await readLeases(run.leases, deps);
+    if (leases.length === 0) {
+      deps.reporter.emit({
+        kind: "stopping-run",
+        runId: run.runId,
+        step: "ended",
+        detail: `ended ${Math.round((Date.now() - startedAt) / 100) / 10}s after the request`
+      });
+      return { ended: answered ? "answered" : "dead", waitedMs: Date.now() - startedAt };
+    }
+    if (!answered && leases.some((lease) => stopAnswerOf(lease))) {
+      answered = true;
+      deps.reporter.emit({
+        kind: "stopping-run",
+        runId: run.runId,
+        step: "answered",
+        detail: "answered: it is restoring what its apply changed; waiting for it to end"
+      });
+    }
+    const liveness = livenessOf(run.journal, leases, Date.now(), deps.probe);
+    if (liveness.state === "dead") return { ended: "dead", waitedMs: Date.now() - startedAt };
+    if (!answered && still(leases, deps.clock.now()) > LEASE_DURATION_SECONDS * 1e3) {
+      deps.reporter.emit({
+        kind: "stopping-run",
+        runId: run.runId,
+        step: "unanswered",
+        detail: `its Lease stood still for ${LEASE_DURATION_SECONDS}s (not renewed since the stop request): restoring it from its journal`
+      });
+      return { ended: "dead", waitedMs: Date.now() - startedAt };
+    }
+    const now2 = Date.now();
+    if (!answered && now2 > answerBy && !saidUnanswered) {
+      saidUnanswered = true;
+      deps.reporter.emit({
+        kind: "stopping-run",
+        runId: run.runId,
+        step: "unanswered",
+        detail: `did not answer within ${Math.round(ANSWER_WAIT_MS / 1e3)}s (${liveness.why}): kguard restores it from its journal once its Lease stands still (at most ${LEASE_DURATION_SECONDS}s)`
+      });
+    }
+    if (answered && now2 > startedAt + deadlineMs + 3e4 || !answered && now2 > deadBy)
+      throw new KubectlError(
+        answered ? `run ${run.runId} answered the stop request but did not end within --rollback-timeout (${Math.round(deadlineMs / 1e3)}s): kguard status shows it; run kguard rollback ${run.runId} again once it has ended.` : `run ${run.runId} neither answered the stop request nor stopped renewing its Lease (${liveness.why}): it may be an older kguard. Stop its process, then kguard rollback ${run.runId}; or kguard rollback ${run.runId} --force to restore it while it runs.`
+      );
+    await deps.clock.sleep(POLL_MS2);
+  }
+}
+function standingStill() {
+  let versions = "";
+  let since = 0;
+  return (leases, now2) => {
+    const seen = leases.map((lease) => `${lease.metadata.uid}/${lease.metadata.resourceVersion}`).join(",");
+    if (seen !== versions) {
+      versions = seen;
+      since = now2;
+    }
+    return now2 - since;
+  };
+}
+async function readLeases(leases, deps) {
+  const read = await Promise.all(
+    leases.map(
+      (lease) => deps.kubectl.getObject(LEASE_TYPE, lease.metadata.namespace ?? "", lease.metadata.name).catch(() => lease)
+    )
+  );
+  return read.filter((lease, index) => {
+    const seen = leases[index].metadata.uid;
+    return lease !== void 0 && (seen === void 0 || lease.metadata.uid === seen);
+  });
+}
+function namespacesOf(leases) {
+  return [...new Set(leases.map((lease) => lease.metadata.namespace ?? ""))].join(", ");
+}
+var ANSWER_WAIT_MS, POLL_MS2;
+var init_stop_live = __esm({
+  "src/run/rollback/stop-live.ts"() {
+    "use strict";
+    init_errors();
+    init_held_leases();
+    init_liveness();
+    init_lease();
+    init_stop();
+    ANSWER_WAIT_MS = 15e3;
+    POLL_MS2 = 500;
+  }
+});
+
+// src/run/rollback/rollback.ts
+var rollback_exports = {};
+__export(rollback_exports, {
+  runRollback: () => runRollback
+});
+async function runRollback(options, deps) {
+  const listed = await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe);
+  const runs = options.runLabel === void 0 ? listed : labelled(listed, options.runLabel);
+  if (runs.length === 0 && options.runLabel !== void 0 && options.runId === void 0)
+    return nothingToDo(
+      `no unfinished kguard run is labelled ${JSON.stringify(options.runLabel)}${options.namespace ? ` in namespace ${options.namespace}` : ""}: it finished or restored itself, or never wrote a journal. Nothing to roll back (kguard history lists finished runs; kguard undo undoes one).`
+    );
+  let run = pickRun(runs, options.runId, "rollback", options.force ?? false, true);
+  let stopped;
+  if (run.liveness.state === "live" && !options.force) {
+    stopped = (await stopLiveRun(run, options.deadlineMs, deps)).ended;
+    const after = (await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe)).find(
+      (candidate) => candidate.runId === run.runId && candidate.journal
+    );
+    if (!after) return { ...nothingToDo(""), runId: run.runId, stopped };
+    run = after;
+  }
+  const claimed = await claimTheRun(run, options, deps);
+  if ("finishedBy" in claimed)
+    return {
+      ...nothingToDo(
+        `run ${run.runId} was finished by ${claimed.finishedBy === ANOTHER ? ANOTHER : `another kguard, ${claimed.finishedBy},`} while this one waited: it restored the run from its journal and removed it; nothing is left to roll back`
+      ),
+      runId: run.runId,
+      finishedBy: claimed.finishedBy,
+      ...stopped ? { stopped } : {}
+    };
+  const restored = await restoreFromJournal(claimed.run, options, deps);
+  return { ...restored, ...stopped ? { stopped } : {} };
+}
+function labelled(runs, label) {
+  return runs.filter((run) => run.journal?.runLabel === label && run.liveness.state !== "finished");
+}
+function nothingToDo(nothing) {
+  return { runId: "", restored: 0, untouched: 0, needsPerson: 0, results: /* @__PURE__ */ new Map(), nothing };
+}
+async function claimTheRun(run, options, deps) {
+  if (run.liveness.state === "live") return { run };
+  const home = run.journal.home ?? run.journal.namespace;
+  if (!run.secrets.some((secret2) => secret2.namespace === home && secret2.name === journalName(run.runId)))
+    return { run };
+  const claim = await claimRun(
+    run,
+    options.deadlineMs,
+    deps,
+    (by) => deps.reporter.emit({ kind: "rollback-claimed", runId: run.runId, by })
+  );
+  if (!claim.claimed) return { finishedBy: claim.by };
+  const now2 = (await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe)).find(
+    (candidate) => candidate.runId === run.runId && candidate.journal
+  );
+  return now2 ? { run: now2 } : { finishedBy: ANOTHER };
+}
+var ANOTHER;
+var init_rollback = __esm({
+  "src/run/rollback/rollback.ts"() {
+    "use strict";
+    init_journal();
+    init_runs();
+    init_from_journal();
+    init_claim2();
+    init_stop_live();
+    ANOTHER = "another kguard";
   }
 });
 
@@ -68295,15 +68308,11 @@ async function fleetRunCommand(command, fleetRunId, raw, context) {
   try {
     session.json = parseOutputMode(raw.output ?? "text") === "json";
     const contexts = fleetContexts(command, fleetRunId, raw);
-    const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), "--rollback-timeout");
+    const deadlineMs = rollbackDeadlineMs(raw);
     const parts = await loadParts();
     const kubectlFor = contextKubectls(commandConnection(raw, session), session, parts, opened);
     const say4 = (error2) => sanitizeText(error2 instanceof Error ? error2.message : String(error2), session.redactor);
-    const write2 = (lines, report) => process.stdout.write(
-      session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}
-` : `${sanitizeText(lines.join("\n"), session.redactor)}
-`
-    );
+    const write2 = lastWordWriter(session);
     const listings = await Promise.all(
       contexts.map(async (name) => {
         try {
@@ -68319,7 +68328,7 @@ async function fleetRunCommand(command, fleetRunId, raw, context) {
     );
     if (command === "status") {
       session.finished = true;
-      write2(parts.fleetRuns.fleetStatusLines(listings, /* @__PURE__ */ new Date()), { contexts: statusReport(listings) });
+      write2(parts.fleetRuns.fleetStatusLines(listings, /* @__PURE__ */ new Date()).join("\n"), { contexts: statusReport(listings) });
       return listings.some((listing) => "error" in listing) ? ExitCode.ClusterError : ExitCode.Success;
     }
     const fleet = fleetRunId;
@@ -68344,7 +68353,7 @@ async function fleetRunCommand(command, fleetRunId, raw, context) {
     session.finished = true;
     terminal2.close();
     const exitCode = parts.fleetRuns.fleetRestoreExitCode(ends);
-    write2(parts.fleetRuns.fleetRestoreLines(fleet, ends), { fleetRunId: fleet, exitCode, clusters: ends });
+    write2(parts.fleetRuns.fleetRestoreLines(fleet, ends).join("\n"), { fleetRunId: fleet, exitCode, clusters: ends });
     return exitCode;
   } catch (error2) {
     session.recorder?.close();
@@ -68508,12 +68517,12 @@ var init_fleet_run_commands = __esm({
   "src/cli/commands/fleet-run-commands.ts"() {
     "use strict";
     init_errors();
-    init_duration();
     init_options();
     init_redact();
     init_sanitize();
     init_connection();
     init_options3();
+    init_run_command();
   }
 });
 
@@ -68531,18 +68540,12 @@ async function journalCommand(command, runId, raw, context) {
   let closeKubectl = () => void 0;
   try {
     session.json = parseOutputMode(raw.output ?? "text") === "json";
-    const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), "--rollback-timeout");
+    const deadlineMs = rollbackDeadlineMs(raw);
     const connectionArgs = commandConnection(raw, session);
     const parts = await loadParts2();
-    const recorder = new parts.RunRecorder(await context.makeReporter(session), session.redactor);
-    session.recorder = recorder;
-    const kubectl = await commandKubectl(connectionArgs, session, recorder, { watches: false });
+    const { recorder, kubectl } = await recordedKubectl(connectionArgs, context, { watches: false });
     closeKubectl = () => kubectl.close();
-    const write2 = (text2, report) => process.stdout.write(
-      session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}
-` : `${sanitizeText(text2, session.redactor)}
-`
-    );
+    const write2 = lastWordWriter(session);
     const run = { parts, session, raw, kubectl, recorder, deadlineMs, write: write2 };
     if (command === "rollback") return await rollbackRun(runId, run);
     const listed = await parts.runs.listRuns(kubectl, raw.namespace, Date.now(), parts.probeHolder);
@@ -68557,7 +68560,6 @@ async function journalCommand(command, runId, raw, context) {
 }
 async function loadParts2() {
   const [
-    { RunRecorder: RunRecorder2 },
     { systemClock: systemClock2 },
     { probeHolder: probeHolder2 },
     runs,
@@ -68566,7 +68568,6 @@ async function loadParts2() {
     { releaseLeftLeases: releaseLeftLeases2 },
     { removeJournal: removeJournal2 }
   ] = await Promise.all([
-    Promise.resolve().then(() => (init_recorder(), recorder_exports)),
     Promise.resolve().then(() => (init_clock(), clock_exports)),
     Promise.resolve().then(() => (init_holder(), holder_exports)),
     Promise.resolve().then(() => (init_runs(), runs_exports)),
@@ -68576,7 +68577,6 @@ async function loadParts2() {
     Promise.resolve().then(() => (init_store(), store_exports))
   ]);
   return {
-    RunRecorder: RunRecorder2,
     systemClock: systemClock2,
     probeHolder: probeHolder2,
     runs,
@@ -68603,6 +68603,7 @@ async function rollbackRun(runId, { parts, session, raw, kubectl, recorder, dead
       runId: result.runId || null,
       exitCode,
       stopped: result.stopped ?? null,
+      finishedBy: result.finishedBy ?? null,
       restored: 0,
       untouched: 0,
       needsPerson: 0,
@@ -68681,11 +68682,9 @@ var init_journal_commands = __esm({
   "src/cli/commands/journal-commands.ts"() {
     "use strict";
     init_errors();
-    init_duration();
-    init_options();
-    init_sanitize();
     init_connection();
     init_options3();
+    init_run_command();
   }
 });
 
@@ -68957,24 +68956,17 @@ async function historyCommand(command, runId, raw, context) {
   let closeKubectl = () => void 0;
   try {
     session.json = parseOutputMode(raw.output ?? "text") === "json";
-    const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), "--rollback-timeout");
+    const deadlineMs = rollbackDeadlineMs(raw);
     const connectionArgs = commandConnection(raw, session);
-    const [{ RunRecorder: RunRecorder2 }, { systemClock: systemClock2 }, { joinParts: joinParts2, listHistory: listHistory2 }, { runUndo: runUndo2 }, { privateCopies: privateCopies2 }] = await Promise.all([
-      Promise.resolve().then(() => (init_recorder(), recorder_exports)),
+    const [{ systemClock: systemClock2 }, { joinParts: joinParts2, listHistory: listHistory2 }, { runUndo: runUndo2 }, { privateCopies: privateCopies2 }] = await Promise.all([
       Promise.resolve().then(() => (init_clock(), clock_exports)),
       Promise.resolve().then(() => (init_history_store(), history_store_exports)),
       Promise.resolve().then(() => (init_undo(), undo_exports)),
       Promise.resolve().then(() => (init_private_copies(), private_copies_exports))
     ]);
-    const recorder = new RunRecorder2(await context.makeReporter(session), session.redactor);
-    session.recorder = recorder;
-    const kubectl = await commandKubectl(connectionArgs, session, recorder, { watches: true });
+    const { recorder, kubectl } = await recordedKubectl(connectionArgs, context, { watches: true });
     closeKubectl = () => kubectl.close();
-    const write2 = (text2, report) => process.stdout.write(
-      session.json ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}
-` : `${sanitizeText(text2, session.redactor)}
-`
-    );
+    const write2 = lastWordWriter(session);
     if (command === "history") {
       const listed = joinParts2(await listHistory2(kubectl, raw.namespace));
       for (const { record } of listed)
@@ -69050,13 +69042,12 @@ var init_history_commands = __esm({
   "src/cli/commands/history-commands.ts"() {
     "use strict";
     init_errors();
-    init_duration();
     init_options();
     init_model();
     init_redact();
-    init_sanitize();
     init_connection();
     init_options3();
+    init_run_command();
   }
 });
 
@@ -69504,6 +69495,83 @@ var init_events = __esm({
   }
 });
 
+// src/manifests/proxied-fetch.ts
+var proxied_fetch_exports = {};
+__export(proxied_fetch_exports, {
+  EnvHttpProxyAgent: () => import_undici2.EnvHttpProxyAgent,
+  fetch: () => import_undici2.fetch
+});
+var import_undici2;
+var init_proxied_fetch = __esm({
+  "src/manifests/proxied-fetch.ts"() {
+    "use strict";
+    import_undici2 = __toESM(require_undici(), 1);
+  }
+});
+
+// src/manifests/download.ts
+async function download(url, limits = DEFAULT_DOWNLOAD_LIMITS, env2 = process.env) {
+  const fail2 = (why) => new InputError(`-f ${url}: could not download the manifests (${why}). Check the URL; nothing was applied.`);
+  let response;
+  const signal = AbortSignal.timeout(limits.deadlineMs);
+  try {
+    response = await fetchAsKubectlWould(url, { signal, redirect: "follow" }, env2);
+  } catch (error2) {
+    throw fail2(causeOf(error2, limits.deadlineMs));
+  }
+  if (!response.ok) throw fail2(`HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`);
+  const chunks = [];
+  let size = 0;
+  try {
+    for await (const chunk of response.body ?? []) {
+      size += chunk.byteLength;
+      if (size > limits.maxBytes) {
+        await response.body?.cancel().catch(() => void 0);
+        throw fail2(`larger than ${limits.maxBytes} bytes`);
+      }
+      chunks.push(chunk);
+    }
+  } catch (error2) {
+    if (error2 instanceof InputError) throw error2;
+    throw fail2(causeOf(error2, limits.deadlineMs));
+  }
+  return Buffer.concat(chunks);
+}
+async function fetchAsKubectlWould(url, init, env2) {
+  if (!proxyFor(new URL(url), env2)) return fetch(url, init);
+  const { fetch: proxiedFetch, EnvHttpProxyAgent: EnvHttpProxyAgent3 } = await Promise.resolve().then(() => (init_proxied_fetch(), proxied_fetch_exports));
+  const dispatcher = new EnvHttpProxyAgent3(proxySettings(env2));
+  return await proxiedFetch(url, { ...init, dispatcher });
+}
+function causeOf(error2, deadlineMs) {
+  if (error2 instanceof Error && (error2.name === "TimeoutError" || error2.name === "AbortError")) {
+    return `no complete answer within ${deadlineMs / 1e3}s`;
+  }
+  const cause = error2 instanceof Error ? error2.cause : void 0;
+  const described = describeCause(cause);
+  if (described) return described;
+  const { code, path: path17 } = error2 ?? {};
+  if (typeof code === "string" && typeof path17 === "string" && URL.canParse(path17))
+    return `${code} ${new URL(path17).host}`;
+  return error2 instanceof Error ? error2.message : String(error2);
+}
+function describeCause(cause) {
+  if (!(cause instanceof Error)) return typeof cause === "string" && cause !== "" ? cause : void 0;
+  const code = cause.code;
+  const message = cause.message || (cause instanceof AggregateError ? cause.errors.map(describeCause).filter(Boolean).join("; ") : "");
+  if (typeof code === "string" && message) return message.includes(code) ? message : `${code}: ${message}`;
+  return (typeof code === "string" ? code : message) || describeCause(cause.cause);
+}
+var DEFAULT_DOWNLOAD_LIMITS;
+var init_download = __esm({
+  "src/manifests/download.ts"() {
+    "use strict";
+    init_errors();
+    init_proxy();
+    DEFAULT_DOWNLOAD_LIMITS = { deadlineMs: 3e4, maxBytes: 16 * 1024 * 1024 };
+  }
+});
+
 // src/report/safety/secret-values.ts
 function secretValuesIn(text2) {
   if (!MAY_NAME_A_SECRET.test(text2)) return [];
@@ -69545,9 +69613,40 @@ var init_secret_values = __esm({
   }
 });
 
+// src/analysis/workloads.ts
+var workloads_exports = {};
+__export(workloads_exports, {
+  analysisWorkloads: () => analysisWorkloads,
+  heldWorkloads: () => heldWorkloads,
+  namelessWorkloadQueries: () => namelessWorkloadQueries
+});
+function heldWorkloads(refs, pruned) {
+  const deleted = new Set(pruned.map(objectKey));
+  const names2 = refs.filter((ref) => !deleted.has(objectKey(ref)) && (runsPods(ref) || !hasOwnRow(ref))).map((ref) => ref.name);
+  return [...new Set(names2)];
+}
+function analysisWorkloads(changed, held) {
+  return changed.length > 0 ? [...changed] : [...held];
+}
+function namelessWorkloadQueries(metrics, held) {
+  return held.length > 0 ? [] : metrics.filter((check) => namesWorkloads(check.query));
+}
+var init_workloads2 = __esm({
+  "src/analysis/workloads.ts"() {
+    "use strict";
+    init_table2();
+    init_model();
+    init_template();
+  }
+});
+
 // src/run/apply/deps.ts
 function cancelReason(signal) {
   return typeof signal.reason === "string" ? signal.reason : "cancelled";
+}
+function runPrometheus(deps) {
+  if (!deps.prometheus) throw new Error("kguard made no Prometheus client for this run, which has --analysis");
+  return deps.prometheus;
 }
 var init_deps = __esm({
   "src/run/apply/deps.ts"() {
@@ -69999,9 +70098,552 @@ var init_limits = __esm({
   }
 });
 
-// src/manifests/size-stream.ts
+// src/manifests/json-size.ts
 import { createReadStream as createReadStream2 } from "node:fs";
+function isBase64(code) {
+  return code >= 65 && code <= 90 || code >= 97 && code <= 122 || code >= 48 && code <= 57 || code === 43 || code === 47 || code === 45 || code === 95;
+}
+async function oversizedInJson(path17, where2, bytes3) {
+  const sizer = new JsonSizer();
+  try {
+    for await (const chunk of createReadStream2(path17, { highWaterMark: 1024 * 1024 }))
+      sizer.add(chunk);
+    return sizer.end(where2);
+  } catch (error2) {
+    if (!(error2 instanceof SyntaxError)) throw error2;
+    return bytes3 > 3 * MAX_REQUEST_BODY_BYTES ? [{ where: where2, problem: requestProblem(bytes3, "its text alone is") }] : [];
+  }
+}
+function problemsOf(judged, body, where2) {
+  const { apiVersion, kind, name } = judged.head;
+  const named = { where: where2, kind, name };
+  if (apiVersion === "v1" && (kind === "ConfigMap" || kind === "Secret")) {
+    const { data, binaryData, stringData } = judged.data;
+    const bytes3 = kind === "Secret" ? (data?.decoded ?? 0) + (stringData?.plain ?? 0) : (data?.plain ?? 0) + (binaryData?.decoded ?? 0);
+    if (bytes3 > MAX_DATA_BYTES) return [{ ...named, problem: dataProblem(bytes3, kind) }];
+  }
+  return body > MAX_REQUEST_BODY_BYTES ? [{ ...named, problem: requestProblem(body, "as JSON it is") }] : [];
+}
+var KEPT_CHARS, DATA_FIELDS, ALPHABET_RUN, LITERAL_BYTE, JsonString, ESCAPED_CONTROLS, JsonSizer, SIMPLE_ESCAPES;
+var init_json_size = __esm({
+  "src/manifests/json-size.ts"() {
+    "use strict";
+    init_limits();
+    KEPT_CHARS = 1024;
+    DATA_FIELDS = /* @__PURE__ */ new Set(["data", "binaryData", "stringData"]);
+    ALPHABET_RUN = /^[A-Za-z0-9+/_-]*$/;
+    LITERAL_BYTE = /[-+.0-9a-zA-Z]/;
+    JsonString = class {
+      text = "";
+      kept = true;
+      /** UTF-8 bytes of the decoded string (Buffer.byteLength). */
+      utf8 = 0;
+      /** Bytes of JSON.stringify(string), quotes included. */
+      json = 2;
+      /** base64 characters before the first `=` (Buffer.from(value, 'base64') skips the others). */
+      base64 = 0;
+      padded = false;
+      /** A high surrogate waiting for its low one. */
+      high = false;
+      /** One UTF-16 code unit, from an ASCII byte or a `\\` escape. */
+      unit(code) {
+        this.keep(String.fromCharCode(code));
+        if (code >= 56320 && code <= 57343 && this.high) {
+          this.high = false;
+          this.utf8 += 4;
+          this.json += 4;
+          return;
+        }
+        this.settleHigh();
+        if (code >= 55296 && code <= 56319) {
+          this.high = true;
+          return;
+        }
+        if (code >= 56320 && code <= 57343) {
+          this.utf8 += 3;
+          this.json += 6;
+          return;
+        }
+        const bytes3 = code < 128 ? 1 : code < 2048 ? 2 : 3;
+        this.utf8 += bytes3;
+        this.json += code === 34 || code === 92 || ESCAPED_CONTROLS.has(code) ? 2 : code < 32 ? 6 : bytes3;
+        if (code === 61) this.padded = true;
+        else if (!this.padded && isBase64(code)) this.base64 += 1;
+      }
+      /** A character written in UTF-8 in the file: as many bytes in the value and in JSON. */
+      utf8Char(bytes3) {
+        this.settleHigh();
+        this.keep(bytes3.toString("utf8"));
+        this.utf8 += bytes3.length;
+        this.json += bytes3.length;
+      }
+      /** A run of base64's alphabet (most of a big value): each byte one character, one byte in JSON. */
+      run(text2) {
+        this.settleHigh();
+        this.keep(text2);
+        this.utf8 += text2.length;
+        this.json += text2.length;
+        if (!this.padded) this.base64 += text2.length;
+      }
+      keep(text2) {
+        if (!this.kept) return;
+        if (this.text.length + text2.length > KEPT_CHARS) {
+          this.kept = false;
+          this.text = "";
+        } else this.text += text2;
+      }
+      end() {
+        this.settleHigh();
+      }
+      /** The bytes Buffer.from(value, 'base64') gives: 3 for every 4 characters of its alphabet. */
+      decoded() {
+        return Math.floor(this.base64 * 3 / 4);
+      }
+      settleHigh() {
+        if (!this.high) return;
+        this.high = false;
+        this.utf8 += 3;
+        this.json += 6;
+      }
+    };
+    ESCAPED_CONTROLS = /* @__PURE__ */ new Set([8, 9, 10, 12, 13]);
+    JsonSizer = class {
+      /** JSON.stringify's bytes of everything read so far. */
+      total = 0;
+      stack = [];
+      top;
+      done = false;
+      string;
+      isKey = false;
+      escape;
+      utf8Left = 0;
+      utf8 = [];
+      literal = "";
+      add(chunk) {
+        let index = 0;
+        let slash = -1;
+        while (index < chunk.length) {
+          const b = chunk[index];
+          if (this.string && this.utf8Left === 0 && this.escape === void 0 && b !== 34 && b !== 92) {
+            const quote = chunk.indexOf(34, index);
+            if (slash < index) {
+              const found = chunk.indexOf(92, index);
+              slash = found === -1 ? chunk.length : found;
+            }
+            const stop = Math.min(quote === -1 ? chunk.length : quote, slash);
+            const text2 = chunk.toString("latin1", index, stop);
+            if (stop - index > 16 && ALPHABET_RUN.test(text2)) {
+              this.string.run(text2);
+              index = stop;
+              continue;
+            }
+          }
+          if (this.string) this.inString(b);
+          else if (this.literal !== "" && LITERAL_BYTE.test(String.fromCharCode(b))) this.literal += String.fromCharCode(b);
+          else {
+            if (this.literal !== "") this.endLiteral();
+            this.structural(b);
+          }
+          index += 1;
+        }
+      }
+      end(where2) {
+        if (this.literal !== "") this.endLiteral();
+        if (!this.done || this.string) throw new SyntaxError("unexpected end of JSON");
+        const top = this.top;
+        if (!top) return [];
+        if (top.head.kind?.endsWith("List") && top.hasItems) return top.items.map((item) => ({ ...item, where: where2 }));
+        return problemsOf(top, this.total - top.start, where2);
+      }
+      structural(b) {
+        if (b === 32 || b === 10 || b === 13 || b === 9) return;
+        if (this.done) throw new SyntaxError("more after the JSON value");
+        const frame = this.stack.at(-1);
+        if (b === 44) {
+          if (!frame || frame.count === 0) throw new SyntaxError("unexpected ,");
+          this.total += 1;
+          return;
+        }
+        if (b === 58) {
+          this.total += 1;
+          return;
+        }
+        if (b === 125 || b === 93) {
+          if (!frame || frame.array !== (b === 93)) throw new SyntaxError("unexpected end of a container");
+          this.stack.pop();
+          this.total += 1;
+          if (frame.judged) this.endJudged(frame.judged);
+          this.valueDone();
+          return;
+        }
+        if (b === 34) {
+          this.string = new JsonString();
+          this.isKey = frame !== void 0 && !frame.array && !this.keyRead;
+          return;
+        }
+        if (b === 123 || b === 91) {
+          this.total += 1;
+          this.open(b === 91);
+          return;
+        }
+        if (/[-0-9tfn]/.test(String.fromCharCode(b))) {
+          this.literal = String.fromCharCode(b);
+          return;
+        }
+        throw new SyntaxError(`unexpected byte ${b}`);
+      }
+      /** In the innermost object, a key was read and its value not yet. */
+      keyRead = false;
+      open(array) {
+        const parent = this.stack.at(-1);
+        const frame = { array, count: 0, key: void 0 };
+        if (parent) parent.count += 1;
+        const owner = parent?.judged;
+        const key = parent?.key;
+        if (!parent) {
+          if (!array) this.top = frame.judged = this.newJudged();
+        } else if (parent.role === "items") {
+          if (!array) frame.judged = this.newJudged();
+        } else if (owner && key !== void 0) {
+          if (!array && key === "metadata") Object.assign(frame, { role: "metadata", owner });
+          else if (!array && DATA_FIELDS.has(key)) Object.assign(frame, { role: "data", field: key, owner });
+          else if (array && key === "items" && owner === this.top) {
+            owner.hasItems = true;
+            Object.assign(frame, { role: "items", owner });
+          }
+        }
+        this.keyRead = false;
+        this.stack.push(frame);
+      }
+      newJudged() {
+        return { start: this.total - 1, head: {}, data: {}, hasItems: false, items: [] };
+      }
+      endJudged(judged) {
+        if (judged === this.top) return;
+        const owner = this.top;
+        if (owner) owner.items.push(...problemsOf(judged, this.total - judged.start, ""));
+      }
+      /** A value ended: the object's next entry may start. */
+      valueDone() {
+        const frame = this.stack.at(-1);
+        if (!frame) {
+          this.done = true;
+          return;
+        }
+        if (!frame.array) {
+          frame.key = void 0;
+          this.keyRead = false;
+        }
+      }
+      inString(b) {
+        const string = this.string;
+        if (this.utf8Left > 0) {
+          this.utf8.push(b);
+          this.utf8Left -= 1;
+          if (this.utf8Left === 0) string.utf8Char(Buffer.from(this.utf8));
+          return;
+        }
+        if (this.escape !== void 0) this.inEscape(string, b);
+        else if (b === 34) this.endString(string);
+        else if (b === 92) this.escape = "";
+        else if (b < 32) throw new SyntaxError("a control character in a string");
+        else if (b < 128) string.unit(b);
+        else {
+          this.utf8 = [b];
+          this.utf8Left = (b >= 240 ? 4 : b >= 224 ? 3 : 2) - 1;
+        }
+      }
+      inEscape(string, b) {
+        const char = String.fromCharCode(b);
+        if (this.escape === "") {
+          const simple = SIMPLE_ESCAPES[char];
+          if (simple !== void 0) {
+            this.escape = void 0;
+            string.unit(simple);
+          } else if (char === "u") this.escape = "u";
+          else throw new SyntaxError("a bad escape");
+          return;
+        }
+        if (!/[0-9a-fA-F]/.test(char)) throw new SyntaxError("a bad \\u escape");
+        const sequence = `${this.escape}${char}`;
+        this.escape = sequence.length < 5 ? sequence : void 0;
+        if (sequence.length === 5) string.unit(Number.parseInt(sequence.slice(1), 16));
+      }
+      endString(string) {
+        string.end();
+        this.string = void 0;
+        const frame = this.stack.at(-1);
+        this.total += string.json;
+        if (this.isKey && frame) {
+          frame.count += 1;
+          frame.key = string.kept ? string.text : void 0;
+          this.keyRead = true;
+          return;
+        }
+        if (frame?.array) frame.count += 1;
+        if (frame) this.stringValue(frame, string);
+        this.valueDone();
+      }
+      stringValue(frame, string) {
+        const key = frame.key;
+        if (frame.judged && string.kept && (key === "apiVersion" || key === "kind")) frame.judged.head[key] = string.text;
+        if (frame.role === "metadata" && key === "name" && string.kept) frame.owner.head.name = string.text;
+        if (frame.role === "data") {
+          const sums = frame.owner.data[frame.field] ??= { plain: 0, decoded: 0 };
+          sums.plain += string.utf8;
+          sums.decoded += string.decoded();
+        }
+      }
+      endLiteral() {
+        const text2 = this.literal;
+        this.literal = "";
+        const frame = this.stack.at(-1);
+        let bytes3;
+        if (text2 === "true" || text2 === "false" || text2 === "null") bytes3 = text2.length;
+        else if (/^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$/.test(text2)) bytes3 = JSON.stringify(Number(text2)).length;
+        else throw new SyntaxError(`unexpected ${text2.slice(0, 20)}`);
+        this.total += bytes3;
+        if (frame?.array) frame.count += 1;
+        this.valueDone();
+      }
+    };
+    SIMPLE_ESCAPES = {
+      '"': 34,
+      "\\": 92,
+      "/": 47,
+      b: 8,
+      f: 12,
+      n: 10,
+      r: 13,
+      t: 9
+    };
+  }
+});
+
+// src/manifests/lines.ts
+import { closeSync, createReadStream as createReadStream3, openSync as openSync2, readSync } from "node:fs";
+function byteSet(chars) {
+  const set = new Array(256).fill(false);
+  for (const char of chars) set[char.charCodeAt(0)] = true;
+  return set;
+}
+async function* linesOf(path17) {
+  let pieces = [];
+  let gathered = 0;
+  let scan;
+  let lineStart = 0;
+  let offset = 0;
+  const gather = (piece) => {
+    if (scan) scan.add(piece);
+    else {
+      pieces.push(piece);
+      gathered += piece.length;
+      if (gathered <= LONG_LINE_BYTES) return;
+      scan = new LineScan(path17, lineStart, Buffer.concat(pieces, Math.min(gathered, HEAD_BYTES)));
+      for (const kept of pieces) scan.add(kept);
+      pieces = [];
+    }
+  };
+  const take = () => {
+    if (scan) {
+      const line2 = scan.end();
+      scan = void 0;
+      gathered = 0;
+      return line2;
+    }
+    const line = pieces.length === 1 ? pieces[0] : Buffer.concat(pieces);
+    pieces = [];
+    gathered = 0;
+    return line[line.length - 1] === 13 ? line.subarray(0, line.length - 1) : line;
+  };
+  for await (const chunk of createReadStream3(path17, { highWaterMark: 1024 * 1024 })) {
+    let start = 0;
+    for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
+      gather(chunk.subarray(start, end));
+      yield take();
+      start = end + 1;
+      lineStart = offset + start;
+    }
+    if (start < chunk.length) gather(chunk.subarray(start));
+    offset += chunk.length;
+  }
+  if (pieces.length > 0 || scan) yield take();
+}
+function viewOf(line) {
+  return line instanceof LongLine ? Buffer.from(line.head) : line;
+}
+function firstNonSpace(line) {
+  let index = 0;
+  while (index < line.length && (line[index] === 32 || line[index] === 9)) index++;
+  return index;
+}
+function isBlank(line) {
+  const first = firstNonSpace(line);
+  return first === line.length || line[first] === 35;
+}
+var LONG_LINE_BYTES, HEAD_BYTES, LongValue, LongLine, ENTRY_HEAD, LineScan, ALPHABET, DIGITS, BASE64, NUMBERISH;
+var init_lines = __esm({
+  "src/manifests/lines.ts"() {
+    "use strict";
+    LONG_LINE_BYTES = 4 * 1024 * 1024;
+    HEAD_BYTES = 4096;
+    LongValue = class {
+      constructor(line, valueStart, bytes3, json, base64Bytes2) {
+        this.line = line;
+        this.valueStart = valueStart;
+        this.bytes = bytes3;
+        this.json = json;
+        this.base64Bytes = base64Bytes2;
+      }
+      line;
+      valueStart;
+      bytes;
+      json;
+      base64Bytes;
+      base64() {
+        return this.base64Bytes ?? Buffer.from(this.text(), "base64").length;
+      }
+      text() {
+        return this.line.text().slice(this.valueStart, this.valueStart + this.bytes);
+      }
+    };
+    LongLine = class {
+      constructor(path17, start, length, head) {
+        this.path = path17;
+        this.start = start;
+        this.length = length;
+        this.head = head;
+      }
+      path;
+      start;
+      length;
+      head;
+      /** `key: value` of a plain string, at this indentation; undefined for anything else. */
+      value;
+      /** The whole line, read back from the file (the price of a line the scan could not judge). */
+      text() {
+        const bytes3 = Buffer.allocUnsafe(this.length);
+        const fd = openSync2(this.path, "r");
+        try {
+          let read = 0;
+          while (read < this.length) {
+            const got = readSync(fd, bytes3, read, this.length - read, this.start + read);
+            if (got === 0) break;
+            read += got;
+          }
+          return bytes3.toString("utf8", 0, read);
+        } finally {
+          closeSync(fd);
+        }
+      }
+    };
+    ENTRY_HEAD = /^( *)([A-Za-z0-9._/-]+): (?:[^\s!&*|>'"%@`{}[\],#?:-]|-[^\s])/;
+    LineScan = class {
+      /** `head`: the line's first bytes (up to HEAD_BYTES of them); `start`: where the line starts in the file. */
+      constructor(path17, start, head) {
+        this.path = path17;
+        this.start = start;
+        this.head = head.subarray(0, HEAD_BYTES).toString("utf8");
+        const match = ENTRY_HEAD.exec(head.subarray(0, HEAD_BYTES).toString("latin1"));
+        const [, spaces, key] = match ?? [];
+        this.entry = match ? { indent: spaces.length, key, valueStart: spaces.length + key.length + 2 } : void 0;
+        this.plain = match !== null && !/^0[xo]/.test(this.head.slice(this.entry.valueStart));
+      }
+      path;
+      start;
+      head;
+      length = 0;
+      entry;
+      plain;
+      previous = 0;
+      /** A CR in the value: its line end if nothing follows it (linesOf drops it), else no plain string. */
+      cr = false;
+      /** The line's last byte so far is a CR. */
+      endsInCr = false;
+      trailingSpaces = 0;
+      lastOther = 0;
+      escapes = 0;
+      base64Chars = 0;
+      padding = 0;
+      base64Clean = true;
+      numberish = true;
+      /** The line's next bytes, in order, from its first. */
+      add(piece) {
+        const skip2 = Math.max(0, (this.entry?.valueStart ?? 0) - this.length);
+        this.length += piece.length;
+        if (piece.length > 0) this.endsInCr = piece[piece.length - 1] === 13;
+        if (!this.plain || skip2 >= piece.length) return;
+        const rest = piece.subarray(skip2);
+        const text2 = rest.toString("latin1");
+        if (!this.cr && this.padding === 0 && ALPHABET.test(text2)) {
+          this.base64Chars += rest.length;
+          if (this.numberish && !DIGITS.test(text2)) this.numberish = false;
+          this.trailingSpaces = 0;
+          this.previous = this.lastOther = rest[rest.length - 1];
+          return;
+        }
+        for (let index = 0; this.plain && index < rest.length; index++) this.byte(rest[index]);
+      }
+      end() {
+        const length = this.endsInCr ? this.length - 1 : this.length;
+        const line = new LongLine(this.path, this.start, length, this.head);
+        const entry = this.entry;
+        if (!entry || !this.plain || this.numberish || this.lastOther === 58) return line;
+        const bytes3 = length - entry.valueStart - this.trailingSpaces;
+        const base64 = this.base64Clean && this.padding <= 2 ? Math.floor(this.base64Chars * 3 / 4) : void 0;
+        line.value = {
+          indent: entry.indent,
+          key: entry.key,
+          value: new LongValue(line, entry.valueStart, bytes3, bytes3 + 2 + this.escapes, base64)
+        };
+        return line;
+      }
+      byte(b) {
+        if (this.cr) {
+          this.plain = false;
+          return;
+        }
+        if (b === 13) {
+          this.cr = true;
+          return;
+        }
+        if (b < 32 || b > 126) {
+          this.plain = false;
+          return;
+        }
+        if (b === 32 && this.previous === 58 || b === 35 && this.previous === 32) {
+          this.plain = false;
+          return;
+        }
+        this.previous = b;
+        if (b === 32) {
+          this.trailingSpaces += 1;
+          this.base64Clean = false;
+          this.numberish = false;
+          return;
+        }
+        this.trailingSpaces = 0;
+        this.lastOther = b;
+        if (b === 34 || b === 92) this.escapes += 1;
+        if (!NUMBERISH[b]) this.numberish = false;
+        if (b === 61) this.padding += 1;
+        else if (BASE64[b] && this.padding === 0) this.base64Chars += 1;
+        else this.base64Clean = false;
+      }
+    };
+    ALPHABET = /^[A-Za-z0-9+/_-]*$/;
+    DIGITS = /^[0-9+eE-]*$/;
+    BASE64 = byteSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_");
+    NUMBERISH = byteSet("0123456789+-.eE");
+  }
+});
+
+// src/manifests/size-stream.ts
+import { createReadStream as createReadStream4 } from "node:fs";
+import { stat as stat4 } from "node:fs/promises";
 async function oversizedInFile(path17, origin) {
+  const size = (await stat4(path17)).size;
+  if (size > WHOLE_BYTES && await startsAsJson(path17)) return oversizedInJson(path17, origin, size);
   const found = [];
   let documents = 0;
   let json;
@@ -70013,9 +70655,10 @@ async function oversizedInFile(path17, origin) {
     if (problems.length > 0) found.push({ index: documents, problems });
   };
   for await (const line of linesOf(path17)) {
-    if (json === void 0 && !isBlank(line)) json = line[firstNonSpace(line)] === 123;
-    if (!json && line[0] === 45 && line[1] === 45 && line[2] === 45) {
-      const rest = line.subarray(3).toString("utf8").trim();
+    const view = viewOf(line);
+    if (json === void 0 && !isBlank(view)) json = view[firstNonSpace(view)] === 123;
+    if (!json && view[0] === 45 && view[1] === 45 && view[2] === 45) {
+      const rest = (line instanceof LongLine ? line.text() : line.toString("utf8")).slice(3).trim();
       end();
       current2 = new DocumentSizer(false);
       if (rest !== "" && !rest.startsWith("#")) current2.add(Buffer.from(rest));
@@ -70029,33 +70672,34 @@ async function oversizedInFile(path17, origin) {
     ({ index, problems }) => problems.map((problem) => ({ ...problem, where: documents > 1 ? `${origin} (document ${index})` : origin }))
   );
 }
-async function* linesOf(path17) {
-  let pieces = [];
-  for await (const chunk of createReadStream2(path17, { highWaterMark: 1024 * 1024 })) {
-    let start = 0;
-    for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
-      const piece = chunk.subarray(start, end);
-      const line = pieces.length > 0 ? Buffer.concat([...pieces, piece]) : piece;
-      pieces = [];
-      yield line[line.length - 1] === 13 ? line.subarray(0, line.length - 1) : line;
-      start = end + 1;
+async function startsAsJson(path17) {
+  for await (const chunk of createReadStream4(path17, { highWaterMark: 64 * 1024 })) {
+    for (let index = 0; index < chunk.length; index++) {
+      const b = chunk[index];
+      if (b === 32 || b >= 9 && b <= 13 || b === 239 || b === 187 || b === 191) continue;
+      return b === 123;
     }
-    if (start < chunk.length) pieces.push(chunk.subarray(start));
   }
-  if (pieces.length > 0) yield Buffer.concat(pieces);
+  return false;
 }
-function firstNonSpace(line) {
-  let index = 0;
-  while (index < line.length && (line[index] === 32 || line[index] === 9)) index++;
-  return index;
+function textOf2(line) {
+  return typeof line === "string" ? line : line.text();
 }
-function isBlank(line) {
-  const first = firstNonSpace(line);
-  return first === line.length || line[first] === 35;
+function headOf3(line) {
+  return typeof line === "string" ? line : line.head;
+}
+function bytesOf(line) {
+  return typeof line === "string" ? Buffer.byteLength(line) : line.length;
 }
 function plainEntries(lines) {
   const entries2 = {};
   for (const line of lines) {
+    if (typeof line !== "string") {
+      const long = line.long.value;
+      if (long?.indent !== line.cut) return void 0;
+      entries2[long.key] = long.value;
+      continue;
+    }
     if (line.trim() === "") continue;
     const match = PLAIN_ENTRY.exec(line);
     if (!match) return void 0;
@@ -70074,11 +70718,22 @@ function readYaml(text2) {
   }
 }
 function jsonBytes(value) {
+  if (value instanceof LongValue) return value.json;
   if (typeof value === "string" && !NEEDS_ESCAPE.test(value)) return Buffer.byteLength(value) + 2;
   return Buffer.byteLength(JSON.stringify(value) ?? "null");
 }
+function plainBytes(value) {
+  return typeof value === "string" ? Buffer.byteLength(value) : value.bytes;
+}
+function base64Bytes(value) {
+  return typeof value === "string" ? Buffer.from(value, "base64").length : value.base64();
+}
+function isBlankText(line) {
+  const trimmed = line.trim();
+  return trimmed === "" || trimmed.startsWith("#");
+}
 function isRecord2(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof LongValue);
 }
 var import_yaml10, WHOLE_BYTES, PART_BYTES, DocumentSizer, EntryBatches, PLAIN_ENTRY, NOT_A_STRING, NEEDS_ESCAPE;
 var init_size_stream = __esm({
@@ -70086,6 +70741,8 @@ var init_size_stream = __esm({
     "use strict";
     import_yaml10 = __toESM(require_dist(), 1);
     init_limits();
+    init_json_size();
+    init_lines();
     init_quick_look();
     WHOLE_BYTES = 4 * 1024 * 1024;
     PART_BYTES = 1024 * 1024;
@@ -70109,33 +70766,33 @@ var init_size_stream = __esm({
       add(raw) {
         const bytes3 = raw.length + 1;
         this.bytes += bytes3;
-        if (!this.hasContent && !isBlank(raw)) this.hasContent = true;
+        if (!this.hasContent && !isBlank(viewOf(raw))) this.hasContent = true;
         if (this.pending) {
           this.pending.push(raw);
           if (this.bytes <= PARSE_ABOVE_BYTES) return;
           const kept = this.pending;
           this.pending = void 0;
-          for (const line of kept) this.addText(line.toString("utf8"));
+          for (const line of kept) this.addText(line instanceof LongLine ? line : line.toString("utf8"));
           return;
         }
-        this.addText(raw.toString("utf8"));
+        this.addText(raw instanceof LongLine ? raw : raw.toString("utf8"));
       }
       addText(line) {
         if (this.whole) {
           this.whole.push(line);
-          this.wholeBytes += Buffer.byteLength(line) + 1;
+          this.wholeBytes += bytesOf(line) + 1;
           if (this.json || this.wholeBytes <= WHOLE_BYTES) return;
           const kept = this.whole;
           this.whole = void 0;
-          for (const keptLine of kept) this.partLine(keptLine, Buffer.byteLength(keptLine) + 1);
+          for (const keptLine of kept) this.partLine(keptLine, bytesOf(keptLine) + 1);
           return;
         }
-        this.partLine(line, Buffer.byteLength(line) + 1);
+        this.partLine(line, bytesOf(line) + 1);
       }
       /** What the API server would refuse of this document (`where` is set by the caller). */
       verdict() {
         if (this.bytes <= PARSE_ABOVE_BYTES) return [];
-        if (this.whole) return oversizedInDocument(this.whole.join("\n"), this.json, "");
+        if (this.whole) return oversizedInDocument(this.whole.map(textOf2).join("\n"), this.json, "");
         this.closePart();
         if (this.unreadable)
           return this.bytes > 3 * MAX_REQUEST_BODY_BYTES ? [{ where: "", problem: requestProblem(this.bytes, "its text alone is") }] : [];
@@ -70154,10 +70811,11 @@ var init_size_stream = __esm({
       }
       partLine(line, bytes3) {
         if (this.unreadable) return;
-        if (/^[^\s#]/.test(line) && !line.startsWith("...")) {
+        const head = headOf3(line);
+        if (/^[^\s#]/.test(head) && !head.startsWith("...")) {
           this.closePart();
-          if (line.startsWith("- ") || line === "-" || line.startsWith("[") || line.startsWith("{")) this.unreadable = true;
-          this.part = { key: line, lines: [line], bytes: bytes3 };
+          if (head.startsWith("- ") || head === "-" || head.startsWith("[") || head.startsWith("{")) this.unreadable = true;
+          this.part = { key: head, lines: [line], bytes: bytes3 };
           return;
         }
         const part = this.part;
@@ -70184,9 +70842,11 @@ var init_size_stream = __esm({
           this.jsonBytes += 1;
           return;
         }
-        const value = readYaml(part.lines.join("\n"));
+        const content = part.lines.filter((line) => !isBlankText(headOf3(line)));
+        const long = content.length === 1 && content[0] instanceof LongLine ? content[0].value : void 0;
+        const value = long?.indent === 0 ? { [long.key]: long.value } : readYaml(part.lines.map(textOf2).join("\n"));
         if (!isRecord2(value)) {
-          if (part.lines.some((line) => line.trim() !== "" && !line.trim().startsWith("#"))) this.unreadable = true;
+          if (content.length > 0) this.unreadable = true;
           return;
         }
         for (const [key, inner] of Object.entries(value)) this.countKey(key, inner);
@@ -70227,11 +70887,11 @@ var init_size_stream = __esm({
       countData(field, values) {
         if (!isRecord2(values)) return;
         for (const value of Object.values(values)) {
-          if (typeof value !== "string") continue;
+          if (typeof value !== "string" && !(value instanceof LongValue)) continue;
           if (field === "data") {
-            this.data.plain += Buffer.byteLength(value);
-            if (this.head.kind !== "ConfigMap") this.data.decoded += Buffer.from(value, "base64").length;
-          } else this.data.other += field === "binaryData" ? Buffer.from(value, "base64").length : Buffer.byteLength(value);
+            this.data.plain += plainBytes(value);
+            if (this.head.kind !== "ConfigMap") this.data.decoded += base64Bytes(value);
+          } else this.data.other += field === "binaryData" ? base64Bytes(value) : plainBytes(value);
         }
       }
     };
@@ -70245,12 +70905,14 @@ var init_size_stream = __esm({
       bytes = 0;
       first = true;
       add(line) {
-        const trimmed = line.trim();
-        const indent = line.length - line.trimStart().length;
+        const head = headOf3(line);
+        const trimmed = head.trim();
+        const indent = head.length - head.trimStart().length;
         const content = trimmed !== "" && !trimmed.startsWith("#");
         if (this.indent === void 0 && content) this.indent = indent;
         if (content && indent === this.indent && this.bytes > PART_BYTES) this.flush();
-        this.batch.push(line.slice(Math.min(this.indent ?? 0, indent)));
+        const cut = Math.min(this.indent ?? 0, indent);
+        this.batch.push(typeof line === "string" ? line.slice(cut) : { long: line, cut });
         this.bytes += line.length + 1;
       }
       end() {
@@ -70261,8 +70923,12 @@ var init_size_stream = __esm({
         const lines = this.batch;
         this.batch = [];
         this.bytes = 0;
-        const values = plainEntries(lines) ?? readYaml(lines.join("\n"));
-        const text2 = values === void 0 ? lines.join("\n") : "";
+        let values = plainEntries(lines);
+        let text2 = "";
+        if (values === void 0) {
+          text2 = lines.map((line) => typeof line === "string" ? line : line.long.text().slice(line.cut)).join("\n");
+          values = readYaml(text2);
+        }
         if (values === void 0 && !/\S/.test(text2.replace(/^\s*#.*$/gm, ""))) return;
         this.onBatch(values, this.first);
         this.first = false;
@@ -70276,7 +70942,7 @@ var init_size_stream = __esm({
 
 // src/manifests/inputs.ts
 import { createHash } from "node:crypto";
-import { mkdtemp as mkdtemp2, readFile as readFile5, rm as rm2, stat as stat4, writeFile as writeFile2 } from "node:fs/promises";
+import { mkdtemp as mkdtemp2, readFile as readFile5, rm as rm2, stat as stat5, writeFile as writeFile2 } from "node:fs/promises";
 import { tmpdir as tmpdir4 } from "node:os";
 import path13 from "node:path";
 async function prepareInputs(input, deps) {
@@ -70328,7 +70994,7 @@ function urlExtension(url) {
 }
 async function requireExisting(filename, flag) {
   try {
-    return await stat4(filename);
+    return await stat5(filename);
   } catch {
     throw new InputError(
       `${flag} ${filename}: no such file or directory. Check the path (relative paths start at ${process.cwd()}); nothing was applied.`
@@ -70358,17 +71024,12 @@ Next: split the data (several ConfigMaps or Secrets), or ship it another way (a 
 }
 async function digestOfInputs(inputs) {
   const hash = createHash("sha256");
-  for (const file of manifestFiles(inputs.filenames, inputs.recursive)) addFile(hash, await readFile5(file));
+  for (const file of manifestFiles(inputs.filenames, inputs.recursive)) {
+    const bytes3 = await readFile5(file);
+    hash.update(`${bytes3.length}:`);
+    hash.update(bytes3);
+  }
   return `sha256:${hash.digest("hex")}`;
-}
-function digestOf(files) {
-  const hash = createHash("sha256");
-  for (const bytes3 of files) addFile(hash, bytes3);
-  return `sha256:${hash.digest("hex")}`;
-}
-function addFile(hash, bytes3) {
-  hash.update(`${bytes3.length}:`);
-  hash.update(bytes3);
 }
 var init_inputs = __esm({
   "src/manifests/inputs.ts"() {
@@ -70579,17 +71240,17 @@ var init_phase_files = __esm({
 });
 
 // src/run/apply/understand.ts
-async function understand(request3, options, inputs, deps, part) {
+async function understand(request2, options, inputs, deps, part) {
   const clientOnly = options.dryRun === "client";
-  const identityRequest = clientOnly ? request3 : { ...request3, applyArgs: [...options.selectionArgs, "--validate=false"] };
+  const identityRequest = clientOnly ? request2 : { ...request2, applyArgs: [...options.selectionArgs, "--validate=false"] };
   if (!clientOnly) {
-    let serverRun = deps.kubectl.dryRun(request3, "server");
+    let serverRun = deps.kubectl.dryRun(request2, "server");
     const byChannel = !options.dryRun && deps.kubectl.openChannel();
-    const liveRun = byChannel ? void 0 : deps.kubectl.readApplied({ ...request3, applyArgs: options.selectionArgs }).catch((error2) => error2 instanceof Error ? error2 : new Error(String(error2)));
+    const liveRun = byChannel ? void 0 : deps.kubectl.readApplied({ ...request2, applyArgs: options.selectionArgs }).catch((error2) => error2 instanceof Error ? error2 : new Error(String(error2)));
     let server = await serverRun;
     let asked;
     if (!server.ok && builtInTypesLack(server.stderr)) {
-      asked = withOpenApiPatch(request3);
+      asked = withOpenApiPatch(request2);
       serverRun = deps.kubectl.dryRun(asked, "server");
       server = await serverRun;
     }
@@ -70808,7 +71469,7 @@ async function understandPlan(plan, options, deps) {
         said2[index].push({
           kind: "phase-deferred",
           phase: part.phase ?? "main",
-          documents: describe2(part),
+          documents: describe3(part),
           dryRun: options.dryRun !== void 0
         });
       }
@@ -70823,7 +71484,7 @@ async function understandPlan(plan, options, deps) {
         said2[plan.parts.indexOf(part)].push({
           kind: "phase-deferred",
           phase: part.phase ?? "main",
-          documents: describe2(part),
+          documents: describe3(part),
           dryRun: options.dryRun !== void 0
         });
   } finally {
@@ -70868,7 +71529,7 @@ async function readLater(part, plan, known, options, deps) {
       if (!(error2 instanceof NotReadableYet)) throw error2;
       if (deps.clock.now() - startedAt >= patienceMs) {
         throw new KubectlError(
-          `kubectl still cannot read ${describe2(part).join(", ")} ${Math.round(patienceMs / 1e3)}s after their CustomResourceDefinitions were Established: ${errorLines(error2.stderr).join("; ")}. Next: check the CRDs (kubectl get crd) and the API server's discovery`
+          `kubectl still cannot read ${describe3(part).join(", ")} ${Math.round(patienceMs / 1e3)}s after their CustomResourceDefinitions were Established: ${errorLines(error2.stderr).join("; ")}. Next: check the CRDs (kubectl get crd) and the API server's discovery`
         );
       }
       await deps.clock.sleep(wait);
@@ -70894,7 +71555,7 @@ function unknownKindsOnly(stderr) {
     )
   );
 }
-function describe2(part) {
+function describe3(part) {
   return part.documents.map(
     (document2) => `${document2.kind ?? "object"}${document2.name ? ` "${document2.name}"` : ""} (${document2.where})`
   );
@@ -71079,13 +71740,8 @@ async function applyInPhases(context, state, options, deps) {
     if (stage.phase)
       deps.reporter.emit({ kind: "phase", phase: stage.phase, number: number + 1, of: stages.length, objects: refs });
     const applyStartedAt = deps.clock.now();
-    const request3 = requestOf(stage.parts);
-    const { applied: applied2, applyError } = await applyManifests(
-      () => context.held?.release() ?? deps.kubectl.apply(request3),
-      // The held kubectl reads the file on its stdin: its messages name "STDIN" where they named the file.
-      context.held ? new Map([['"STDIN"', JSON.stringify(request3.filenames[0])], ...context.plan.origins]) : context.plan.origins,
-      deps
-    );
+    if (state.releasedAt === void 0 || stage.phase === "main") state.releasedAt = (deps.wallNow ?? Date.now)();
+    const { applied: applied2, applyError } = await applyManifests(requestOf(stage.parts), context.plan.origins, deps);
     state.applyMs += deps.clock.now() - applyStartedAt;
     state.applied.push(...applied2);
     const away = new Persistence(deps.clock.now() + options.rollbackTimeoutMs, deps);
@@ -71170,9 +71826,9 @@ function requestOf(parts) {
   const [first] = parts;
   return { ...first.request, filenames: parts.flatMap((part) => part.request.filenames) };
 }
-async function applyManifests(apply, origins, deps) {
+async function applyManifests(request2, origins, deps) {
   try {
-    const applied2 = await apply();
+    const applied2 = await deps.kubectl.apply(request2);
     deps.reporter.emit({ kind: "applied", objects: applied2, dryRun: false });
     return { applied: applied2, applyError: void 0 };
   } catch (caught) {
@@ -71228,7 +71884,7 @@ var init_phases2 = __esm({
 });
 
 // src/run/apply/restore-step.ts
-async function restore(objects, options, deps, failedAsUnit = false) {
+async function restore(objects, options, deps, { failedAsUnit = false, inconclusive = false } = {}) {
   const { steps, results } = await restoreObjects(
     objects.map((object) => ({
       ref: object.ref,
@@ -71240,6 +71896,7 @@ async function restore(objects, options, deps, failedAsUnit = false) {
       keepCreated: options.keepCreated,
       cancelled: deps.signal?.aborted,
       failedAsUnit,
+      inconclusive,
       deadlineMs: options.rollbackTimeoutMs,
       stages: new Map(
         objects.flatMap(
@@ -71758,7 +72415,7 @@ function analysisOutcome(ends, evaluations, context) {
     metric: tally.name,
     query: decisive.query,
     summary: `analysis inconclusive: metric ${tally.name}: \`${decisive.query}\` could not be judged (${decisive.detail ?? "no value"}), ${window} (${place})`,
-    nextStep: `nothing was restored: the release is in place, unjudged. Look at ${tally.name} yourself (and at Prometheus), then keep the release or restore it with kguard rollback (its command follows when the run is journalled)`
+    nextStep: `nothing was restored: the release is in place, unjudged. Look at ${tally.name} yourself (and at Prometheus), then keep the release or restore it with the command that follows (kguard rollback RUN; with --no-journal, the commands for each object)`
   };
 }
 function clockTime2(iso) {
@@ -72175,31 +72832,27 @@ async function verifyAndBake(objects, context, options, deps) {
     }
     if (deps.signal?.aborted) return verification;
     const analysis = options.analysis ? analysisStarter(objects, context, appliedAt, options, deps) : void 0;
-    try {
-      if (options.bakeMs > 0) {
-        const durationMs2 = Math.max(options.bakeMs, options.analysis ? analysisSpanMs(options.analysis) : 0);
-        const running2 = analysis?.start(durationMs2, false);
-        const { outcome, verdicts } = await bake(
-          bakeTargets(objects, mergeHealthRules(BUILT_IN_HEALTH_RULES, options.healthRules)),
-          {
-            durationMs: durationMs2,
-            pollIntervalMs: options.pollIntervalMs,
-            watch: !options.poll,
-            logLines: options.logLines,
-            verifyIntervalMs: options.verifyIntervalMs
-          },
-          deps,
-          () => commands("bake"),
-          running2
-        );
-        verification.bake = outcome;
-        if (running2) verification.analysis = await running2.ended;
-        for (const object of objects) object.verdict = verdicts.get(objectKey(object.ref)) ?? object.verdict;
-      } else if (analysis) {
-        verification.analysis = await analysis.start(0, true).ended;
-      }
-    } finally {
-      await analysis?.close();
+    if (options.bakeMs > 0) {
+      const durationMs2 = Math.max(options.bakeMs, options.analysis ? analysisSpanMs(options.analysis) : 0);
+      const running2 = analysis?.start(durationMs2, false);
+      const { outcome, verdicts } = await bake(
+        bakeTargets(objects, mergeHealthRules(BUILT_IN_HEALTH_RULES, options.healthRules)),
+        {
+          durationMs: durationMs2,
+          pollIntervalMs: options.pollIntervalMs,
+          watch: !options.poll,
+          logLines: options.logLines,
+          verifyIntervalMs: options.verifyIntervalMs
+        },
+        deps,
+        () => commands("bake"),
+        running2
+      );
+      verification.bake = outcome;
+      if (running2) verification.analysis = await running2.ended;
+      for (const object of objects) object.verdict = verdicts.get(objectKey(object.ref)) ?? object.verdict;
+    } else if (analysis) {
+      verification.analysis = await analysis.start(0, true).ended;
     }
     return verification;
   } finally {
@@ -72208,16 +72861,16 @@ async function verifyAndBake(objects, context, options, deps) {
 }
 function analysisStarter(objects, context, appliedAt, options, deps) {
   const config = options.analysis;
-  const prometheus = deps.prometheus ?? prometheusClient(config.prometheus);
+  const changed = objects.filter((object) => object.tracked && isChange(object)).map((object) => object.ref.name);
   const facts = {
     runId: context.runId,
     namespace: context.namespace,
-    workloads: objects.filter((object) => object.tracked && isChange(object)).map((object) => object.ref.name),
+    workloads: analysisWorkloads(changed, context.heldWorkloads ?? []),
     appliedAt
   };
+  const prometheus = runPrometheus(deps);
   return {
-    start: (durationMs2, once9) => startAnalysis(config, facts, { durationMs: durationMs2, once: once9 }, { ...deps, prometheus, wallNow: deps.wallNow ?? Date.now }),
-    close: () => deps.prometheus ? Promise.resolve() : prometheus.close()
+    start: (durationMs2, once9) => startAnalysis(config, facts, { durationMs: durationMs2, once: once9 }, { ...deps, prometheus, wallNow: deps.wallNow ?? Date.now })
   };
 }
 function bakeTargets(objects, healthRules) {
@@ -72273,10 +72926,11 @@ var init_verify_step = __esm({
     init_health_table();
     init_bake();
     init_run();
-    init_prometheus();
+    init_workloads2();
     init_command3();
     init_job2();
     init_changes();
+    init_deps();
   }
 });
 
@@ -72285,14 +72939,7 @@ async function afterTheWrite(reading, guard, started, options, deps, holds) {
   const { plan, understood, target, runId, home, recovered } = reading;
   const { journal } = guard;
   const state = newPhasedApply();
-  const context = {
-    plan,
-    before: guard.before,
-    pruned: understood.pruned,
-    journal,
-    lease: guard.lease,
-    held: guard.held
-  };
+  const context = { plan, before: guard.before, pruned: understood.pruned, journal, lease: guard.lease };
   const resultOf = (objects2, verification2) => withOutcome({
     mode: "apply",
     target,
@@ -72307,7 +72954,6 @@ async function afterTheWrite(reading, guard, started, options, deps, holds) {
     totalMs: deps.clock.now() - started.at,
     kubectlProcesses: deps.kubectl.spawned
   });
-  const appliedAt = Date.now();
   const { objects, verification } = await applyAndJudge(
     context,
     state,
@@ -72317,7 +72963,12 @@ async function afterTheWrite(reading, guard, started, options, deps, holds) {
       pending,
       {
         runId,
-        appliedAt,
+        // --analysis compares the release with the window ending at its write (the main phase's).
+        appliedAt: state.releasedAt,
+        heldWorkloads: heldWorkloads(
+          plan.parts.flatMap((part) => part.understood?.refs ?? []),
+          understood.pruned
+        ),
         namespace: home,
         target,
         jobs: guard.verifyJobs,
@@ -72366,7 +73017,11 @@ async function applyAndJudge(context, state, options, deps, checkTheRollout) {
   }
   await state.journalled;
   try {
-    await restore(state.objects, options, deps, verificationFailed(verification));
+    await restore(state.objects, options, deps, {
+      failedAsUnit: verificationFailed(verification),
+      // Without a journal, no `kguard rollback RUN` can finish it: each change is said with its commands.
+      inconclusive: analysisInconclusive(verification) && !context.journal
+    });
   } catch (error2) {
     deps.reporter.emit({ kind: "internal-error", message: messageOf3(error2) });
     for (const object of state.objects.filter(isChange)) {
@@ -72395,6 +73050,7 @@ function messageOf3(error2) {
 var init_after_write = __esm({
   "src/run/apply/after-write.ts"() {
     "use strict";
+    init_workloads2();
     init_compare();
     init_deps();
     init_history_step();
@@ -72701,10 +73357,6 @@ function verdictOf(status2, errors, asked, registry) {
 function plain(text2) {
   return text2.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").slice(0, 200);
 }
-function deadlineOrCancel(requestTimeoutMs, cancel) {
-  const deadline = AbortSignal.timeout(requestTimeoutMs);
-  return cancel ? AbortSignal.any([deadline, cancel]) : deadline;
-}
 var MAX_BODY_BYTES;
 var init_answers = __esm({
   "src/images/answers.ts"() {
@@ -72713,142 +73365,12 @@ var init_answers = __esm({
   }
 });
 
-// src/images/proxied-transport.ts
-var proxied_transport_exports = {};
-__export(proxied_transport_exports, {
-  proxiedTransport: () => proxiedTransport
-});
-function proxiedTransport(requestTimeoutMs, env2, cancel) {
-  const newAgent = () => new import_undici3.EnvHttpProxyAgent({
-    httpProxy: env2.HTTP_PROXY ?? env2.http_proxy,
-    httpsProxy: env2.HTTPS_PROXY ?? env2.https_proxy,
-    noProxy: env2.NO_PROXY ?? env2.no_proxy,
-    connect: { timeout: requestTimeoutMs },
-    headersTimeout: requestTimeoutMs,
-    bodyTimeout: requestTimeoutMs
-  });
-  let agent = newAgent();
-  const ask = async (url, method, headers, signal) => {
-    const response = await (0, import_undici3.request)(url, { method, headers, dispatcher: agent, signal });
-    let body = "";
-    if (method === "GET") {
-      for await (const chunk of response.body) {
-        body += chunk.toString("utf8");
-        if (body.length > MAX_BODY_BYTES) break;
-      }
-    }
-    await response.body.dump().catch(() => void 0);
-    return { status: response.statusCode, headers: response.headers, body };
-  };
-  return {
-    send(url, method, headers) {
-      const signal = deadlineOrCancel(requestTimeoutMs, cancel);
-      return new Promise((resolve, reject) => {
-        const giveUp = () => {
-          reject(signal.reason);
-          const stuck = agent;
-          agent = newAgent();
-          stuck.destroy().catch(() => void 0);
-        };
-        signal.addEventListener("abort", giveUp, { once: true });
-        ask(url, method, headers, signal).then(resolve, reject).finally(() => signal.removeEventListener("abort", giveUp));
-      });
-    },
-    close: () => agent.destroy()
-  };
-}
-var import_undici3;
-var init_proxied_transport = __esm({
-  "src/images/proxied-transport.ts"() {
-    "use strict";
-    import_undici3 = __toESM(require_undici(), 1);
-    init_answers();
-  }
-});
-
-// src/images/transport.ts
-import http2 from "node:http";
-import https2 from "node:https";
-function transport(requestTimeoutMs, env2 = process.env, cancel) {
-  const straight = direct2(requestTimeoutMs, cancel);
-  let proxied;
-  return {
-    async send(url, method, headers) {
-      if (!proxyFor(new URL(url), env2)) return straight.send(url, method, headers);
-      proxied ??= Promise.resolve().then(() => (init_proxied_transport(), proxied_transport_exports)).then(
-        (module) => module.proxiedTransport(requestTimeoutMs, env2, cancel)
-      );
-      return (await proxied).send(url, method, headers);
-    },
-    async close() {
-      await Promise.all([straight.close(), proxied?.then((opened) => opened.close())]);
-    }
-  };
-}
-function direct2(requestTimeoutMs, cancel) {
-  const agents = { http: new http2.Agent({ keepAlive: true }), https: new https2.Agent({ keepAlive: true }) };
-  const send2 = (url, method, headers) => new Promise((resolve, reject) => {
-    const target = new URL(url);
-    const secure = target.protocol === "https:";
-    const signal = deadlineOrCancel(requestTimeoutMs, cancel);
-    const failed2 = (error2) => reject(signal.aborted ? signal.reason : error2);
-    const request3 = (secure ? https2 : http2).request(
-      target,
-      { method, headers, agent: secure ? agents.https : agents.http, signal },
-      (response) => {
-        const answer = (body2) => ({
-          status: response.statusCode ?? 0,
-          headers: headersOf(response.rawHeaders),
-          body: body2
-        });
-        let body = "";
-        response.setEncoding("utf8");
-        response.on("data", (chunk) => {
-          if (method === "HEAD") return;
-          body += chunk;
-          if (body.length > MAX_BODY_BYTES) {
-            resolve(answer(body));
-            response.destroy();
-          }
-        });
-        response.on("end", () => resolve(answer(body)));
-        response.on("error", failed2);
-        response.on("close", () => {
-          if (!response.complete) failed2(new Error("the connection closed before the answer ended"));
-        });
-      }
-    );
-    request3.on("error", failed2);
-    request3.end();
-  });
-  return {
-    send: send2,
-    async close() {
-      agents.http.destroy();
-      agents.https.destroy();
-    }
-  };
-}
-function headersOf(raw) {
-  const headers = {};
-  for (let index = 0; index + 1 < raw.length; index += 2) {
-    const name = raw[index].toLowerCase();
-    const value = raw[index + 1];
-    const had = headers[name];
-    headers[name] = had === void 0 ? value : Array.isArray(had) ? [...had, value] : [had, value];
-  }
-  return headers;
-}
-var init_transport = __esm({
-  "src/images/transport.ts"() {
-    "use strict";
-    init_download();
-    init_answers();
-  }
-});
-
 // src/images/registry.ts
-function registries(options, through = transport(options.requestTimeoutMs, process.env, options.signal)) {
+function registries(options, through = httpClient({
+  timeoutMs: options.requestTimeoutMs,
+  maxBodyBytes: MAX_BODY_BYTES,
+  cancel: options.signal
+})) {
   const send2 = (url, method, headers) => through.send(url, method, { "user-agent": options.userAgent, ...headers });
   const ping = pinger(send2, options.requestTimeoutMs);
   const token = tokens(send2);
@@ -72968,9 +73490,9 @@ var MANIFEST_ACCEPT;
 var init_registry = __esm({
   "src/images/registry.ts"() {
     "use strict";
+    init_client();
     init_answers();
     init_reference2();
-    init_transport();
     MANIFEST_ACCEPT = [
       "application/vnd.docker.distribution.manifest.v2+json",
       "application/vnd.docker.distribution.manifest.list.v2+json",
@@ -73216,7 +73738,17 @@ var check_exports = {};
 __export(check_exports, {
   checkQueries: () => checkQueries
 });
-async function checkQueries(config, prometheus, { namespace, now: now2, signal }) {
+async function checkQueries(config, prometheus, {
+  namespace,
+  now: now2,
+  signal,
+  heldWorkloads: heldWorkloads2
+}) {
+  const [nameless] = heldWorkloads2 ? namelessWorkloadQueries(config.metrics, heldWorkloads2) : [];
+  if (nameless)
+    throw new InputError(
+      `--analysis ${config.source}: metric ${nameless.name}: its query names {{ workloads }} (or {{ workload }}), but the apply holds no workload for it to name (no Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob, Pod or custom resource). Nothing was applied; name what the query judges in it, or apply the workloads with their configuration.`
+    );
   const facts = { runId: "check", namespace, workloads: ["check"], appliedAt: now2 - 6e4 };
   const answers = await Promise.all(
     config.metrics.map(async (check) => {
@@ -73240,6 +73772,7 @@ var init_check2 = __esm({
     "use strict";
     init_errors();
     init_template();
+    init_workloads2();
   }
 });
 
@@ -73264,6 +73797,7 @@ var init_checks = __esm({
     "use strict";
     init_check();
     init_job_manifest();
+    init_deps();
     init_understand2();
     init_permissions();
     CHECKS = {
@@ -73290,22 +73824,23 @@ var init_checks = __esm({
         start: ({ refs, understood }, options, deps) => checkRestorable(refs, deps).then(() => checkPermissions(understood, options, deps)),
         due: "journal"
       },
-      // Every --analysis query, sent once to Prometheus's own /api/v1/query: one it refuses (bad PromQL),
-      // or a Prometheus that does not answer, refuses the run (analysis/check.ts).
+      // Every --analysis query, sent once to Prometheus's own /api/v1/query through the run's one client:
+      // one it refuses (bad PromQL), a Prometheus that does not answer, or a query naming {{ workloads }}
+      // when the apply holds none, refuses the run (analysis/check.ts).
       analysisQueries: {
         asked: (_reading, options) => options.analysis !== void 0 && !options.dryRun,
-        start: async ({ home }, options, deps) => {
-          const [{ prometheusClient: prometheusClient2 }, { checkQueries: checkQueries2 }] = await Promise.all([
-            Promise.resolve().then(() => (init_prometheus(), prometheus_exports)),
-            Promise.resolve().then(() => (init_check2(), check_exports))
+        start: async ({ home, refs, understood, plan }, options, deps) => {
+          const [{ checkQueries: checkQueries2 }, { heldWorkloads: heldWorkloads2 }] = await Promise.all([
+            Promise.resolve().then(() => (init_check2(), check_exports)),
+            Promise.resolve().then(() => (init_workloads2(), workloads_exports))
           ]);
-          const config = options.analysis;
-          const prometheus = deps.prometheus ?? prometheusClient2(config.prometheus);
-          try {
-            await checkQueries2(config, prometheus, { namespace: home, now: Date.now(), signal: deps.signal });
-          } finally {
-            if (!deps.prometheus) await prometheus.close();
-          }
+          const read = plan.parts.every((part) => part.understood);
+          await checkQueries2(options.analysis, runPrometheus(deps), {
+            namespace: home,
+            now: Date.now(),
+            signal: deps.signal,
+            heldWorkloads: read ? heldWorkloads2(refs, understood.pruned) : void 0
+          });
         },
         due: "leases"
       }
@@ -73314,11 +73849,11 @@ var init_checks = __esm({
 });
 
 // src/run/apply/before-write/preview.ts
-async function preview2(understood, before, request3, options, deps, startedAt) {
+async function preview2(understood, before, request2, options, deps, startedAt) {
   const wouldBe = /* @__PURE__ */ new Map();
   if (understood.server.ok)
     for (const object of understood.server.objects) wouldBe.set(objectKey(refOf(object)), object);
-  const actions = options.dryRun === "client" ? clientActions(understood.refs, await deps.kubectl.dryRunActions(request3)) : void 0;
+  const actions = options.dryRun === "client" ? clientActions(understood.refs, await deps.kubectl.dryRunActions(request2)) : void 0;
   const objects = understood.refs.map((ref) => {
     const key = objectKey(ref);
     const action = actions?.get(key);
@@ -73341,7 +73876,7 @@ async function preview2(understood, before, request3, options, deps, startedAt) 
     objects: objects.map(({ ref, changeKind, changedFields }) => ({ ref, change: changeKind, changedFields }))
   });
   if (options.diff) {
-    const diffs = await deps.kubectl.diff(request3, understood.refs);
+    const diffs = await deps.kubectl.diff(request2, understood.refs);
     for (const object of objects) {
       const lines = diffs.get(objectKey(object.ref));
       if (lines && (object.changeKind === "created" || object.changeKind === "configured"))
@@ -73373,8 +73908,8 @@ function clientActions(refs, lines) {
 }
 async function previewRun({ understood, plan, target }, before, options, deps, startedAt) {
   const readable2 = plan.parts.filter((part) => part.understood);
-  const request3 = { ...readable2[0].request, filenames: readable2.flatMap((part) => part.request.filenames) };
-  return { ...await preview2(understood, before, request3, options, deps, startedAt), target };
+  const request2 = { ...readable2[0].request, filenames: readable2.flatMap((part) => part.request.filenames) };
+  return { ...await preview2(understood, before, request2, options, deps, startedAt), target };
 }
 var init_preview = __esm({
   "src/run/apply/before-write/preview.ts"() {
@@ -73384,72 +73919,7 @@ var init_preview = __esm({
   }
 });
 
-// src/run/rollback/claim.ts
-function claimerOf(secret2) {
-  const raw = secret2.metadata.annotations?.[RECOVERING_BY_ANNOTATION];
-  if (!raw) return void 0;
-  const [host, pid] = raw.split(" ");
-  return holderOfAnnotations({ "kguard.dev/holder-host": host ?? "", "kguard.dev/holder-pid": pid ?? "" });
-}
-function describe3(holder) {
-  return `${holder.host} (pid ${holder.pid})`;
-}
-async function claimRecovery(target, self, limits, deps) {
-  const name = journalName(target.runId);
-  const started = deps.clock.now();
-  let seen = { since: started };
-  let lastClaimer;
-  for (; ; ) {
-    if (deps.signal?.aborted) throw new Error(`stopped while waiting for run ${target.runId} to be finished`);
-    const secret2 = await deps.kubectl.getObject("secrets", target.home, name);
-    if (!secret2 || target.uid !== void 0 && secret2.metadata.uid !== target.uid)
-      return { claimed: false, by: lastClaimer ? describe3(lastClaimer) : "another kguard" };
-    const claimer = claimerOf(secret2);
-    const now2 = deps.clock.now();
-    if (seen.resourceVersion !== secret2.metadata.resourceVersion)
-      seen = { resourceVersion: secret2.metadata.resourceVersion, since: now2 };
-    const state = claimer ? deps.probe(claimer) : "gone";
-    const mine = claimer && claimer.host === self.host && claimer.pid === self.pid;
-    const free = !claimer || mine || state === "gone" || state === "elsewhere" && now2 - seen.since > limits.standStillMs;
-    if (free) {
-      const annotations = { ...secret2.metadata.annotations, [RECOVERING_BY_ANNOTATION]: claimValue(self) };
-      const written2 = await deps.kubectl.replace(
-        { ...secret2, metadata: { ...secret2.metadata, annotations } },
-        secretPath(target.home, name),
-        limits.requestDeadlineMs
-      );
-      if (written2.ok) return { claimed: true };
-      if (written2.notFound) return { claimed: false, by: lastClaimer ? describe3(lastClaimer) : "another kguard" };
-      if (!written2.conflict)
-        throw new Error(`kguard could not claim run ${target.runId}'s journal: ${written2.message}`);
-      continue;
-    }
-    if (!lastClaimer) deps.onWait?.(describe3(claimer));
-    lastClaimer = claimer;
-    if (now2 - started > limits.deadlineMs)
-      throw new Error(
-        `run ${target.runId} is being finished by another kguard, ${describe3(claimer)}, which did not end within ${Math.round(limits.deadlineMs / 1e3)}s`
-      );
-    await deps.clock.sleep(POLL_MS2, deps.signal);
-  }
-}
-function claimValue(holder) {
-  const annotations = holderAnnotations(holder);
-  return `${annotations["kguard.dev/holder-host"]} ${annotations["kguard.dev/holder-pid"]}`;
-}
-var RECOVERING_BY_ANNOTATION, POLL_MS2, secretPath;
-var init_claim2 = __esm({
-  "src/run/rollback/claim.ts"() {
-    "use strict";
-    init_holder();
-    init_journal();
-    RECOVERING_BY_ANNOTATION = "kguard.dev/recovering-by";
-    POLL_MS2 = 1e3;
-    secretPath = (namespace, name) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`;
-  }
-});
-
-// src/run/rollback/recover.ts
+// src/restore/recovery/dead-runs.ts
 function lookAhead(namespace, deps) {
   const runs = listRuns(deps.kubectl, namespace, Date.now(), deps.probe);
   runs.catch(() => void 0);
@@ -73496,9 +73966,9 @@ async function finishDeadRuns(refs, namespaces, options, deps) {
   );
   for (const { run, namespace } of order) {
     const objects = run.journal.objects.map((entry) => entry.ref);
-    const claim = await claimOf(
+    const claim = await claimRun(
       run,
-      options,
+      options.deadlineMs,
       deps,
       (by) => deps.reporter.emit({ kind: "recovering-run", runId: run.runId, why: run.liveness.why, objects, by })
     ).catch((error2) => {
@@ -73519,18 +73989,7 @@ async function finishDeadRuns(refs, namespaces, options, deps) {
       continue;
     }
     deps.reporter.emit({ kind: "recovering-run", runId: run.runId, why: run.liveness.why, objects });
-    const result = await runRollback({ runId: run.runId, namespace, deadlineMs: options.deadlineMs }, deps).catch(
-      (error2) => {
-        throw new UnfinishedRunError(
-          `run ${run.runId} died (${run.liveness.why}) and left its journal on objects of this apply, and kguard could not finish it: ${error2 instanceof Error ? error2.message : String(error2)} Nothing was applied. Next: kguard rollback ${run.runId} (or kguard forget ${run.runId} to keep its objects as they are), then run again.`
-        );
-      }
-    );
-    if (result.needsPerson > 0) {
-      throw new UnfinishedRunError(
-        `run ${run.runId} died (${run.liveness.why}); kguard restored ${result.restored} of its objects, but ${result.needsPerson} need a person (said above). Nothing was applied: this run's "before" would be that run's half-applied state. Next: finish them as said above, or kguard forget ${run.runId} to keep them as they are, then run again.`
-      );
-    }
+    const result = await restoreDeadRun(run, namespace, options.deadlineMs, deps);
     deps.reporter.emit({
       kind: "recovered-run",
       runId: run.runId,
@@ -73541,29 +74000,46 @@ async function finishDeadRuns(refs, namespaces, options, deps) {
   }
   return { recovered, heldByLive, expired: expiredJournals(listed) };
 }
-function claimOf(run, options, deps, onWait) {
-  const journal = run.journal;
-  const home = journal.home ?? journal.namespace;
-  const uid = run.secrets.find((secret2) => secret2.namespace === home && secret2.name === journalName(run.runId))?.uid;
-  const restoreMs = (journal.requestTimeoutMs ?? 0) + options.deadlineMs + LEASE_DURATION_SECONDS * 1e3;
-  return claimRecovery(
-    { runId: run.runId, home, uid },
-    thisProcess(),
-    { standStillMs: restoreMs, deadlineMs: 2 * restoreMs, requestDeadlineMs: 3e4 },
-    { kubectl: deps.kubectl, clock: deps.clock, probe: deps.probe, signal: deps.signal, onWait }
+async function restoreDeadRun(run, namespace, deadlineMs, deps) {
+  const interrupted = (signal) => new InterruptedError(
+    `${typeof signal.reason === "string" ? signal.reason : "cancelled"} while kguard restored run ${run.runId} (it died: ${run.liveness.why}) from its journal, before this apply: that restore stopped part way, and its journal is kept. Nothing was applied by this run. Next: kguard rollback ${run.runId} finishes it (or run this command again: it finishes that run first).`
   );
+  const reporter = sayingNoFailureOnceStopped(deps.reporter, deps.signal);
+  const result = await restoreRunNamed(run.runId, namespace, deadlineMs, { ...deps, reporter }).catch(
+    (error2) => {
+      if (deps.signal?.aborted) throw interrupted(deps.signal);
+      throw new UnfinishedRunError(
+        `run ${run.runId} died (${run.liveness.why}) and left its journal on objects of this apply, and kguard could not finish it: ${error2 instanceof Error ? error2.message : String(error2)} Nothing was applied. Next: kguard rollback ${run.runId} (or kguard forget ${run.runId} to keep its objects as they are), then run again.`
+      );
+    }
+  );
+  if (result.needsPerson > 0) {
+    if (deps.signal?.aborted) throw interrupted(deps.signal);
+    throw new UnfinishedRunError(
+      `run ${run.runId} died (${run.liveness.why}); kguard restored ${result.restored} of its objects, but ${result.needsPerson} need a person (said above). Nothing was applied: this run's "before" would be that run's half-applied state. Next: finish them as said above, or kguard forget ${run.runId} to keep them as they are, then run again.`
+    );
+  }
+  return result;
 }
-var init_recover = __esm({
-  "src/run/rollback/recover.ts"() {
+function sayingNoFailureOnceStopped(reporter, signal) {
+  if (!signal) return reporter;
+  return {
+    emit: (event) => {
+      if (signal.aborted && (event.kind === "restore-failed" || event.kind === "restore-kept")) return;
+      reporter.emit(event);
+    },
+    close: () => reporter.close()
+  };
+}
+var init_dead_runs = __esm({
+  "src/restore/recovery/dead-runs.ts"() {
     "use strict";
     init_errors();
     init_model();
-    init_holder();
     init_lease();
     init_claim2();
-    init_journal();
     init_runs();
-    init_rollback();
+    init_from_journal();
   }
 });
 
@@ -73609,6 +74085,7 @@ async function readTheApply(options, deps, holds) {
   const inputs = await prepareInputs(options.manifests, deps.inputs);
   holds.inputs = inputs;
   await refuseOversized(inputs);
+  await deps.inputs.learnFiles?.();
   const inputsDigest = options.history !== 0 && !options.dryRun ? digestOfInputs(inputs).catch(() => void 0) : void 0;
   const target = await deps.kubectl.pinTarget();
   if (target) deps.reporter.emit({ kind: "target", ...target });
@@ -73657,7 +74134,7 @@ var init_reading = __esm({
     init_inputs();
     init_holder();
     init_store();
-    init_recover();
+    init_dead_runs();
     init_journal_life();
     init_parts();
     init_understand2();
@@ -73699,22 +74176,7 @@ var init_unchanged = __esm({
 });
 
 // src/run/apply/guard.ts
-import { readFile as readFile8, stat as stat5 } from "node:fs/promises";
 async function takeTheGuard(reading, checks, options, deps, holds) {
-  const held = options.dryRun ? void 0 : await holdTheApply(reading, deps);
-  if (held)
-    holds.release.push(() => {
-      held.cancel();
-      return held.ended;
-    });
-  try {
-    return { ...await guardTheApply(reading, checks, options, deps, holds), held };
-  } catch (error2) {
-    held?.cancel();
-    throw error2;
-  }
-}
-async function guardTheApply(reading, checks, options, deps, holds) {
   const { refs, runId, place, journalled, understood } = reading;
   const tidied = journalled ? Promise.all(
     reading.expired.map(
@@ -73766,23 +74228,6 @@ async function guardTheApply(reading, checks, options, deps, holds) {
   deps.kubectl.stopCancelling();
   return { ...guard, journal };
 }
-async function holdTheApply(reading, deps) {
-  const { parts } = reading.plan;
-  const request3 = parts[0]?.request;
-  if (reading.plan.phased || parts.length !== 1 || !request3 || request3.recursive || request3.filenames.length !== 1)
-    return void 0;
-  const [file] = request3.filenames;
-  if (file === "-" || !(await stat5(file).catch(() => void 0))?.isFile()) return void 0;
-  const bytes3 = await readFile8(file);
-  const text2 = bytes3.toString("utf8");
-  if (!Buffer.from(text2, "utf8").equals(bytes3)) return void 0;
-  const read = await reading.inputsDigest;
-  if (read !== void 0 && read !== digestOf([bytes3]))
-    throw new InputError(
-      `${reading.plan.origins.get(file) ?? file}: the file changed while kguard read it (its bytes are not those read beside the server's dry run). Nothing was applied: run again once it is written.`
-    );
-  return deps.kubectl.holdApply({ ...request3, filenames: ["-"], stdin: text2 });
-}
 function stagesOf2(plan) {
   return new Map(
     plan.parts.flatMap(
@@ -73798,7 +74243,6 @@ var init_guard = __esm({
     init_lease();
     init_leases();
     init_store();
-    init_inputs();
     init_model();
     init_phases();
     init_deps();
@@ -73810,7 +74254,13 @@ var init_guard = __esm({
 // src/run/apply/apply.ts
 async function runApply(options, rawDeps) {
   const stopping = stopOnRequest(rawDeps.signal, { poll: options.poll });
-  const deps = { ...rawDeps, signal: stopping.signal, clock: interruptible(rawDeps.clock, stopping.signal) };
+  const prometheus = rawDeps.prometheus ?? (options.analysis ? runPrometheusClient(options.analysis.prometheus) : void 0);
+  const deps = {
+    ...rawDeps,
+    prometheus,
+    signal: stopping.signal,
+    clock: interruptible(rawDeps.clock, stopping.signal)
+  };
   const started = { at: deps.clock.now(), iso: (/* @__PURE__ */ new Date()).toISOString() };
   const holds = { release: [] };
   const ended = (result2) => {
@@ -73851,17 +74301,19 @@ async function runApply(options, rawDeps) {
       holds.ending,
       ...holds.release.map((release) => release()),
       holds.inputs?.cleanup(),
-      holds.plan?.cleanup()
+      holds.plan?.cleanup(),
+      rawDeps.prometheus ? void 0 : prometheus?.close()
     ]);
     if (result) result.kubectlProcesses = deps.kubectl.spawned;
   }
 }
 function beforeTheApply(error2, signal) {
-  return signal?.aborted ? new InterruptedError(`${cancelReason(signal)} before the apply: nothing was applied.`) : error2;
+  return signal?.aborted && !(error2 instanceof InterruptedError) ? new InterruptedError(`${cancelReason(signal)} before the apply: nothing was applied.`) : error2;
 }
 var init_apply = __esm({
   "src/run/apply/apply.ts"() {
     "use strict";
+    init_prometheus();
     init_clock();
     init_errors();
     init_stop();
@@ -73888,7 +74340,6 @@ async function guardedApply(options, deps) {
   };
   const learnBytes = (bytes3) => learn(Buffer.from(bytes3).toString("utf8"));
   for (const value of credentialValues(options.connectionArgs)) deps.redactor.addValue(value);
-  for (const text2 of await manifestTexts(options.manifests.filenames, options.manifests.recursive)) learn(text2);
   const recorder = new RunRecorder(deps.reporter, deps.redactor);
   deps.onRecorder?.(recorder);
   let closeKubectl = () => void 0;
@@ -73914,7 +74365,10 @@ async function guardedApply(options, deps) {
     const inputs = {
       readStdin: async () => learnt(await deps.readStdin(), learnBytes),
       kustomize: async (directory) => learnt(await kubectl.kustomize(directory), learn),
-      download: async (url) => learnt(await download(url), learnBytes)
+      download: async (url) => learnt(await download(url), learnBytes),
+      learnFiles: async () => {
+        for (const text2 of await manifestTexts(options.manifests.filenames, options.manifests.recursive)) learn(text2);
+      }
     };
     const runId = makeRunId();
     const copies2 = privateCopies(runId);
@@ -74354,6 +74808,7 @@ var init_verbosity = __esm({
       "recovering-run": "quiet",
       "recovered-run": "quiet",
       "rollback-wait": "normal",
+      "rollback-claimed": "normal",
       "rollback-finished": "quiet",
       "stop-requested": "quiet",
       "stopping-run": "normal",
@@ -77243,6 +77698,7 @@ var init_gitlab = __esm({
       "recovering-run": "restore",
       "recovered-run": "restore",
       "rollback-wait": "restore",
+      "rollback-claimed": "restore",
       "rollback-finished": "restore",
       "stop-requested": "restore",
       "stopping-run": "restore",
@@ -77809,7 +78265,7 @@ __export(run_exports, {
   runAction: () => runAction
 });
 import { spawn as spawn3 } from "node:child_process";
-import { appendFileSync as appendFileSync3, closeSync, mkdirSync, openSync as openSync2, readFileSync as readFileSync8, writeFileSync as writeFileSync3 } from "node:fs";
+import { appendFileSync as appendFileSync3, closeSync as closeSync2, mkdirSync, openSync as openSync3, readFileSync as readFileSync8, writeFileSync as writeFileSync3 } from "node:fs";
 import { constants as constants5, tmpdir as tmpdir7 } from "node:os";
 import path16 from "node:path";
 async function runAction(kguard, env2 = process.env) {
@@ -77846,7 +78302,7 @@ async function runAction(kguard, env2 = process.env) {
     return code;
   }
   const report = path16.join(temp, `kguard-report-${stamp}.json`);
-  const reportFd = openSync2(report, "w", 384);
+  const reportFd = openSync3(report, "w", 384);
   process.stderr.write(`kguard ${maskCredentials(args).join(" ")}
 `);
   const childEnv = Object.fromEntries(Object.entries(env2).filter(([name]) => !name.startsWith("INPUT_")));
@@ -77864,7 +78320,7 @@ async function runAction(kguard, env2 = process.env) {
       resolve(70);
     });
   });
-  closeSync(reportFd);
+  closeSync2(reportFd);
   const { outcome, runId } = reportIn(report);
   setOutputs(env2, { outcome, "exit-code": String(exitCode), report, junit, "run-id": runId });
   return exitCode;

@@ -1,15 +1,12 @@
-// The Prometheus client: instant queries (GET /api/v1/query?query=…&time=…) with a deadline on
-// every request, a bearer token or basic auth read from a file or the environment when the client
-// is made, a CA file, and the proxy kubectl would use (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, never
-// for a loopback address: manifests/download.ts proxyFor) through undici only then, as the image
-// check does (images/transport.ts). No redirect is followed. Nothing it says holds a credential:
-// the address carries none (the schema refuses one) and every message is scrubbed of the secrets.
+// The Prometheus client: instant queries (GET /api/v1/query?query=…&time=…) through kguard's HTTP
+// client (http/client.ts, as the image check's: a deadline on every request, a CA file, the proxy
+// kubectl would use, no redirect followed), with a bearer token or basic auth read from a file or
+// the environment when the client is made. Nothing it says holds a credential: the address
+// carries none (the schema refuses one) and every message is scrubbed of the secrets.
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
-import https from 'node:https';
-import { rootCertificates } from 'node:tls';
 import { InputError } from '../errors.js';
-import { proxyFor } from '../manifests/download.js';
+import { httpClient } from '../http/client.js';
+import { scrub } from '../http/request.js';
 import type { PrometheusProvider, SecretSource } from '../model/analysis.js';
 import { MAX_ANSWER_BYTES, readAnswer, type HttpGet, type PrometheusAnswer } from './answer.js';
 
@@ -22,18 +19,33 @@ export interface PrometheusClient {
 export function prometheusClient(provider: PrometheusProvider, env: NodeJS.ProcessEnv = process.env): PrometheusClient {
   const { headers, secrets } = credentials(provider, env);
   const ca = provider.caFile ? readCa(provider.caFile) : undefined;
-  const straight = direct(provider.timeoutMs, ca);
-  let proxied: Promise<{ get: HttpGet; close(): Promise<void> }> | undefined;
+  const client = httpClient({ timeoutMs: provider.timeoutMs, maxBodyBytes: MAX_ANSWER_BYTES, env, ca, secrets });
   const get: HttpGet = async (url, sent, signal) => {
-    if (!proxyFor(url, env)) return straight.get(url, sent, signal);
-    proxied ??= import('./proxied.js').then((module) => module.proxiedGet(provider.timeoutMs, env, ca));
-    return (await proxied).get(url, sent, signal);
+    const { status, body, cut } = await client.send(url, 'GET', sent, signal);
+    if (cut)
+      throw new Error(`its answer passed ${MAX_ANSWER_BYTES / 1024 / 1024} MiB; aggregate in the query (sum by …)`);
+    return { status, body };
   };
   return {
     query: (promql, atMs, signal) => instantQuery(provider, get, headers, secrets, promql, atMs, signal),
-    async close() {
-      await Promise.all([straight.close(), proxied?.then((opened) => opened.close())]);
-    },
+    close: () => client.close(),
+  };
+}
+
+/**
+ * The run's one client: the query check before the apply and the analysis after it ask through
+ * it (one set of connections, the credentials read once). It is made at the first query, so a run
+ * that asks none (a preview) reads no credential; `close` ends it, if it was made.
+ */
+export function runPrometheusClient(
+  provider: PrometheusProvider,
+  env: NodeJS.ProcessEnv = process.env,
+  make: typeof prometheusClient = prometheusClient,
+): PrometheusClient {
+  let client: PrometheusClient | undefined;
+  return {
+    query: (promql, atMs, signal) => (client ??= make(provider, env)).query(promql, atMs, signal),
+    close: async () => client?.close(),
   };
 }
 
@@ -117,55 +129,6 @@ function readCa(file: string): string {
   }
 }
 
-/** Node's http and https, with connections kept for the next evaluation. */
-function direct(timeoutMs: number, ca: string | undefined): { get: HttpGet; close(): Promise<void> } {
-  const agents = {
-    http: new http.Agent({ keepAlive: true }),
-    https: new https.Agent({
-      keepAlive: true, // Node's `ca` replaces the bundled roots: they stay trusted beside the CA file.
-      ...(ca ? { ca: [...rootCertificates, ca] } : {}),
-    }),
-  };
-  const get: HttpGet = (url, headers, stop) =>
-    new Promise((resolve, reject) => {
-      const secure = url.protocol === 'https:';
-      const deadline = AbortSignal.timeout(timeoutMs);
-      const signal = stop ? AbortSignal.any([deadline, stop]) : deadline;
-      const failed = (error: unknown) => reject(signal.aborted ? signal.reason : error);
-      const request = (secure ? https : http).request(
-        url,
-        { method: 'GET', headers, agent: secure ? agents.https : agents.http, signal },
-        (response) => {
-          let body = '';
-          response.setEncoding('utf8');
-          response.on('data', (chunk: string) => {
-            body += chunk;
-            if (body.length > MAX_ANSWER_BYTES) {
-              response.destroy();
-              reject(
-                new Error(`its answer passed ${MAX_ANSWER_BYTES / 1024 / 1024} MiB; aggregate in the query (sum by …)`),
-              );
-            }
-          });
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-          response.on('error', failed);
-          response.on('close', () => {
-            if (!response.complete) failed(new Error('the connection closed before the answer ended'));
-          });
-        },
-      );
-      request.on('error', failed);
-      request.end();
-    });
-  return {
-    get,
-    async close() {
-      agents.http.destroy();
-      agents.https.destroy();
-    },
-  };
-}
-
 /** ECONNREFUSED, a deadline, a TLS refusal: in a few words. */
 export function networkCause(error: unknown, timeoutMs: number): string {
   if (error instanceof Error && error.name === 'TimeoutError') return `no answer within ${timeoutMs / 1000}s`;
@@ -173,9 +136,4 @@ export function networkCause(error: unknown, timeoutMs: number): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const message = error instanceof Error ? error.message : String(error);
   return code && !message.includes(code) ? `${code}: ${message}` : message;
-}
-
-/** Every secret replaced by [redacted]: a message may quote what it was sent. */
-export function scrub(text: string, secrets: readonly string[]): string {
-  return secrets.reduce((scrubbed, secret) => (secret ? scrubbed.split(secret).join('[redacted]') : scrubbed), text);
 }

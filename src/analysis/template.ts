@@ -15,6 +15,11 @@ export function unknownVariables(query: string): string[] {
   return [...new Set([...query.matchAll(PLACEHOLDER)].map((match) => match[1]!))].filter((name) => !known.has(name));
 }
 
+/** Whether the query names {{ workload }} or {{ workloads }}. */
+export function namesWorkloads(query: string): boolean {
+  return [...query.matchAll(PLACEHOLDER)].some((match) => match[1] === 'workload' || match[1] === 'workloads');
+}
+
 /**
  * The query with its variables filled in. `now` and `facts.appliedAt` are epoch ms;
  * {{ since }} is the time from the apply to now as a PromQL duration (at least 1s), for a window

@@ -55,7 +55,7 @@ export function analysisOutcome(
     metric: tally.name,
     query: decisive.query,
     summary: `analysis inconclusive: metric ${tally.name}: \`${decisive.query}\` could not be judged (${decisive.detail ?? 'no value'}), ${window} (${place})`,
-    nextStep: `nothing was restored: the release is in place, unjudged. Look at ${tally.name} yourself (and at Prometheus), then keep the release or restore it with kguard rollback (its command follows when the run is journalled)`,
+    nextStep: `nothing was restored: the release is in place, unjudged. Look at ${tally.name} yourself (and at Prometheus), then keep the release or restore it with the command that follows (kguard rollback RUN; with --no-journal, the commands for each object)`,
   };
 }
 

@@ -67,7 +67,6 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
   const learnBytes = (bytes: Uint8Array) => learn(Buffer.from(bytes).toString('utf8'));
   // A --token given on the command line is never printed, in commands kguard prints included.
   for (const value of credentialValues(options.connectionArgs)) deps.redactor.addValue(value);
-  for (const text of await manifestTexts(options.manifests.filenames, options.manifests.recursive)) learn(text);
 
   const recorder = new RunRecorder(deps.reporter, deps.redactor);
   deps.onRecorder?.(recorder);
@@ -91,11 +90,16 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
       { trace: deps.traceKubectl ? { now, onCall } : undefined, early: deps.early },
     );
     closeKubectl = () => kubectl.close();
-    // Manifests read here (stdin, URLs, kustomize output) are learnt before kubectl sees them.
+    // Manifests read here (stdin, URLs, kustomize output) are learnt before kubectl sees them; the
+    // user's files once the size check has let them through (a 50 MB file read whole here cost
+    // twice its size before the check could refuse it, #45).
     const inputs: InputDeps = {
       readStdin: async () => learnt(await deps.readStdin(), learnBytes),
       kustomize: async (directory) => learnt(await kubectl.kustomize(directory), learn),
       download: async (url) => learnt(await download(url), learnBytes),
+      learnFiles: async () => {
+        for (const text of await manifestTexts(options.manifests.filenames, options.manifests.recursive)) learn(text);
+      },
     };
     const runId = makeRunId();
     const copies = privateCopies(runId);

@@ -34,27 +34,23 @@ const CRASH_STEP =
 const START_STEP =
   "the runtime cannot start CONTAINER: check its command and args against the image (the runtime's error is in this diagnosis)";
 
+/** A failed pull and its back-off are one rule: what the pull error says decides (pull-errors.ts). */
+const PULL_FAILED: ReasonRule = {
+  category: 'image-pull',
+  family: 'image-pull',
+  policy: PULL_CAUSE_RULES.unknown.policy,
+  judgedByPullError: true,
+  cannot: 'pull image IMAGE',
+  nextStep: PULL_STEP,
+};
+
 /** Container waiting reasons, as the kubelet sets them in containerStatuses[].state.waiting.reason. */
 export const WAITING_REASONS: Readonly<Record<string, ReasonRule>> = {
   // kubelet image manager (images/types.go ErrImagePull): a pull failed.
-  ErrImagePull: {
-    category: 'image-pull',
-    family: 'image-pull',
-    policy: PULL_CAUSE_RULES.unknown.policy,
-    judgedByPullError: true,
-    cannot: 'pull image IMAGE',
-    nextStep: PULL_STEP,
-  },
+  ErrImagePull: PULL_FAILED,
   // kubelet image manager: in the back-off after a failed pull. Its message names the last error
   // from 1.32 on (`Back-off pulling image "x": ErrImagePull: …`), only the image before.
-  ImagePullBackOff: {
-    category: 'image-pull',
-    family: 'image-pull',
-    policy: PULL_CAUSE_RULES.unknown.policy,
-    judgedByPullError: true,
-    cannot: 'pull image IMAGE',
-    nextStep: PULL_STEP,
-  },
+  ImagePullBackOff: PULL_FAILED,
   // kubelet image manager evalCRIPullErr (CRI-O): `image pull failed for x because the registry is unavailable…`.
   RegistryUnavailable: {
     category: 'image-pull',

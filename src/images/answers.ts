@@ -8,22 +8,7 @@
 //   a 404's body (to a GET) names why: MANIFEST_UNKNOWN (no such tag or digest) or NAME_UNKNOWN
 //   (no such repository) (distribution-spec spec.md, "Error Codes").
 
-/** One answer of a registry, as a transport (transport.ts) hands it over. */
-export interface Answer {
-  status: number;
-  /** Header names in lower case; a header sent more than once is an array, in order. */
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/** How requests reach a registry (transport.ts). */
-export interface Transport {
-  /** One request with the deadline; rejects with the network's error (a TimeoutError at the deadline). */
-  send(url: string, method: 'GET' | 'HEAD', headers: Record<string, string>): Promise<Answer>;
-  close(): Promise<void>;
-}
-
-/** Error bodies and token answers are small: nothing more is read. */
+/** Error bodies and token answers are small: nothing more is read (the HTTP client cuts a body there). */
 export const MAX_BODY_BYTES = 64 * 1024;
 
 export interface Challenge {
@@ -129,10 +114,4 @@ export function verdictOf(
 /** A registry's words in one short line: no control characters (terminal escapes), at most 200 characters. */
 function plain(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').slice(0, 200);
-}
-
-/** A request's signal: its deadline, or the run's cancellation, whichever comes first. */
-export function deadlineOrCancel(requestTimeoutMs: number, cancel: AbortSignal | undefined): AbortSignal {
-  const deadline = AbortSignal.timeout(requestTimeoutMs);
-  return cancel ? AbortSignal.any([deadline, cancel]) : deadline;
 }

@@ -1,24 +1,24 @@
 // Asks a registry whether one manifest exists, as containerd's resolver would fetch it
 // (remotes/docker/resolver.go): `HEAD /v2/<name>/manifests/<reference>` with the Accept header
 // containerd sends, after the registry's authentication challenge (answers.ts). Its requests go
-// out through transport.ts, the only module here that talks to the network, each with a deadline
-// (--request-timeout). Each registry is pinged once (`GET /v2/`, distribution-spec "determining
+// out through kguard's HTTP client (http/client.ts: straight, or through the proxy kubectl would
+// use), each with a deadline (--request-timeout). Each registry is pinged once (`GET /v2/`, distribution-spec "determining
 // support"), so an unreachable one fails once for all its images; tokens are reused per
 // repository and credential.
+import { httpClient } from '../http/client.js';
+import type { HttpAnswer, HttpClient, Method } from '../http/request.js';
 import {
-  type Answer,
   type Asked,
   type Challenge,
   errorsOf,
   type ImageAnswer,
   parseChallenge,
+  MAX_BODY_BYTES,
   tokenOf,
-  type Transport,
   verdictOf,
 } from './answers.js';
 import type { PullCredential } from './keyring.js';
 import { endpointOf, type ImageReference } from './reference.js';
-import { transport } from './transport.js';
 
 /** containerd remotes/docker/resolver.go Resolve: Docker schema 2, manifest list, OCI manifest, OCI index, anything. */
 export const MANIFEST_ACCEPT = [
@@ -47,13 +47,17 @@ export interface Registries {
 
 /**
  * The registry client. Requests go out straight, or through the proxy kubectl would use
- * (transport.ts); a black-holed address fails at the deadline, a refused or unresolvable one at once.
+ * (http/client.ts); a black-holed address fails at the deadline, a refused or unresolvable one at once.
  */
 export function registries(
   options: RegistryOptions,
-  through: Transport = transport(options.requestTimeoutMs, process.env, options.signal),
+  through: HttpClient = httpClient({
+    timeoutMs: options.requestTimeoutMs,
+    maxBodyBytes: MAX_BODY_BYTES,
+    cancel: options.signal,
+  }),
 ): Registries {
-  const send = (url: string, method: 'GET' | 'HEAD', headers: Record<string, string>): Promise<Answer> =>
+  const send = (url: string, method: Method, headers: Record<string, string>): Promise<HttpAnswer> =>
     through.send(url, method, { 'user-agent': options.userAgent, ...headers });
 
   const ping = pinger(send, options.requestTimeoutMs);
@@ -133,7 +137,7 @@ export function registries(
   return { ask, close: () => through.close() };
 }
 
-type Send = (url: string, method: 'GET' | 'HEAD', headers: Record<string, string>) => Promise<Answer>;
+type Send = (url: string, method: Method, headers: Record<string, string>) => Promise<HttpAnswer>;
 
 /** GET /v2/ of an endpoint, once: whether it speaks the distribution API, and its auth challenge. */
 function pinger(send: Send, requestTimeoutMs: number): (endpoint: string) => Promise<Ping> {
@@ -182,7 +186,7 @@ function basic(credential: PullCredential): string {
   return `Basic ${Buffer.from(`${credential.username}:${credential.password}`, 'utf8').toString('base64')}`;
 }
 
-function headerOf(answer: Answer, name: string): string | undefined {
+function headerOf(answer: HttpAnswer, name: string): string | undefined {
   const value = answer.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }

@@ -60,8 +60,6 @@ export interface KindRow {
   restoreNeeds?: ReadonlyArray<{ verb: string; group: string; resource: string; why: string }>;
   /** It is judged with the other objects of its own type in its namespace (an Ingress): its watch is not narrowed to its name. */
   readsSiblings?: boolean;
-  /** It runs pods (or schedules them): restored after the configuration they read. */
-  runsPods?: boolean;
   /** Its last rollout is not complete, from the object alone (what it waits for); undefined when settled (workloads/unsettled.ts). */
   unsettled?(live: KubeObject): string | undefined;
   /** Where its pod spec is (its images are asked of their registries before the apply: images/check.ts). */
@@ -108,9 +106,9 @@ const applied = (detail?: string): KindRow => ({
 const NO_STATUS = applied();
 
 const TEMPLATE = ['spec', 'template', 'spec'];
+/** A row of a kind that runs pods (objects/model.ts runsPods), with where its pod spec is. */
 const runningPods = (row: KindRow, podSpecAt: readonly string[] = TEMPLATE): KindRow => ({
   ...row,
-  runsPods: true,
   podSpecAt,
 });
 
@@ -240,8 +238,12 @@ export function judgedByKstatus(
   ref: Pick<ObjectRef, 'apiVersion' | 'kind'>,
   rules: readonly HealthRule[] = BUILT_IN_HEALTH_RULES,
 ): boolean {
-  const group = groupOf(ref.apiVersion);
-  return ROWS[kindKey(ref)] === undefined && !NO_STATUS_GROUPS.has(group) && findHealthRule(ref, rules) === undefined;
+  return !hasOwnRow(ref) && findHealthRule(ref, rules) === undefined;
+}
+
+/** A kind with a row of its own (or of a group with no status): any other is judged by a health rule or kstatus. */
+export function hasOwnRow(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>): boolean {
+  return ROWS[kindKey(ref)] !== undefined || NO_STATUS_GROUPS.has(groupOf(ref.apiVersion));
 }
 
 /** How long a judged object may take: --readiness-grace, and (for a kind whose API serves a status subresource) --status-grace. */
@@ -306,11 +308,6 @@ function chooseRow(
       (target) => [typeArg(target)],
     );
   return rowFor(ref, statusGraceMs);
-}
-
-/** Kinds that run pods: restored after the configuration they read (ConfigMaps, Secrets). */
-export function runsPods(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>): boolean {
-  return rowFor(ref).runsPods === true;
 }
 
 /** The object a look read for `ref`, if it is still there. */

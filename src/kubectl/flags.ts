@@ -3,7 +3,8 @@
 // whether `kguard apply` takes it before `--` with kubectl's meaning. passthrough.ts sorts the
 // flags after `--` with it; the CLI builds its kubectl options from it; a test
 // (test/kubectl/flags.test.ts) diffs it against `kubectl apply --help` and `kubectl options` of
-// the kubectl on PATH, so a flag kubectl renames or drops is noticed. Types and data only.
+// the kubectl on PATH, so a flag kubectl renames or drops is noticed. Types and data only (the rows
+// of a connection or an apply flag are built by `connection` and `applying`, with what sets them apart).
 
 /**
  * How pflag reads the flag. `boolean`: `--flag` or `--flag=false` (never the next word).
@@ -70,78 +71,41 @@ export const REFUSED_AFTER_DASH_DASH: Readonly<Record<string, string>> = {
 // `--` must sort them.
 export const KUBECTL_FLAGS: readonly KubectlFlag[] = [
   // Which cluster and who: every kubectl call kguard makes gets them, the restore's included.
-  { long: '--context', arity: 'value', scope: 'global', role: 'connection' },
-  { long: '--kubeconfig', arity: 'value', scope: 'global', role: 'connection' },
-  {
-    long: '--cluster',
-    arity: 'value',
-    scope: 'global',
-    role: 'connection',
-    native: { help: 'the kubeconfig cluster to use', placeholder: 'name' },
-  },
-  {
-    long: '--user',
-    arity: 'value',
-    scope: 'global',
-    role: 'connection',
-    native: { help: 'the kubeconfig user to use', placeholder: 'name' },
-  },
-  {
-    long: '--as',
-    arity: 'value',
-    scope: 'global',
-    role: 'connection',
-    native: { help: 'user to impersonate for every kubectl call', placeholder: 'user' },
-  },
-  {
-    long: '--as-group',
-    arity: 'value',
-    scope: 'global',
-    role: 'connection',
+  connection('--context'),
+  connection('--kubeconfig'),
+  connection('--cluster', { native: { help: 'the kubeconfig cluster to use', placeholder: 'name' } }),
+  connection('--user', { native: { help: 'the kubeconfig user to use', placeholder: 'name' } }),
+  connection('--as', { native: { help: 'user to impersonate for every kubectl call', placeholder: 'user' } }),
+  connection('--as-group', {
     repeatable: true,
     native: { help: 'group to impersonate (repeatable)', placeholder: 'group' },
-  },
-  { long: '--as-uid', arity: 'value', scope: 'global', role: 'connection' },
+  }),
+  connection('--as-uid'),
   // Listed by `kubectl options` from 1.35 (checked against 1.33.9, 1.34.5 and 1.35.2 binaries).
-  { long: '--as-user-extra', arity: 'value', scope: 'global', role: 'connection', repeatable: true, since: 35 },
-  {
-    long: '--server',
+  connection('--as-user-extra', { repeatable: true, since: 35 }),
+  connection('--server', {
     short: '-s',
-    arity: 'value',
-    scope: 'global',
-    role: 'connection',
     native: { help: 'the address and port of the API server', placeholder: 'url' },
-  },
-  {
-    long: '--token',
-    arity: 'value',
-    scope: 'global',
-    role: 'connection',
+  }),
+  connection('--token', {
     secret: true,
     native: { help: 'bearer token for the API server (never printed)', placeholder: 'token' },
-  },
-  {
-    long: '--certificate-authority',
-    arity: 'value',
-    scope: 'global',
-    role: 'connection',
+  }),
+  connection('--certificate-authority', {
     native: { help: 'path to a cert file for the certificate authority', placeholder: 'file' },
-  },
-  {
-    long: '--insecure-skip-tls-verify',
+  }),
+  connection('--insecure-skip-tls-verify', {
     arity: 'boolean',
-    scope: 'global',
-    role: 'connection',
     native: { help: "do not check the server's certificate (insecure)" },
-  },
-  { long: '--client-certificate', arity: 'value', scope: 'global', role: 'connection' },
-  { long: '--client-key', arity: 'value', scope: 'global', role: 'connection' },
-  { long: '--tls-server-name', arity: 'value', scope: 'global', role: 'connection' },
-  { long: '--username', arity: 'value', scope: 'global', role: 'connection' },
-  { long: '--password', arity: 'value', scope: 'global', role: 'connection', secret: true },
-  { long: '--cache-dir', arity: 'value', scope: 'global', role: 'connection' },
-  { long: '--disable-compression', arity: 'boolean', scope: 'global', role: 'connection' },
-  { long: '--match-server-version', arity: 'boolean', scope: 'global', role: 'connection' },
+  }),
+  connection('--client-certificate'),
+  connection('--client-key'),
+  connection('--tls-server-name'),
+  connection('--username'),
+  connection('--password', { secret: true }),
+  connection('--cache-dir'),
+  connection('--disable-compression', { arity: 'boolean' }),
+  connection('--match-server-version', { arity: 'boolean' }),
   { long: '--namespace', short: '-n', arity: 'value', scope: 'global', role: 'namespace' },
   // Which objects: kubectl's reading of the manifests must see the selector too.
   {
@@ -153,88 +117,67 @@ export const KUBECTL_FLAGS: readonly KubectlFlag[] = [
     native: { help: 'apply only the objects with these labels (kubectl apply -l)', placeholder: 'query' },
   },
   // How the apply applies: the dry runs and the apply get them.
-  {
-    long: '--prune',
-    arity: 'boolean',
-    scope: 'apply',
-    role: 'apply',
+  applying('--prune', 'boolean', {
     native: { help: 'delete objects the manifests no longer hold (with -l or --all); kguard restores them on failure' },
-  },
-  {
-    long: '--prune-allowlist',
-    arity: 'value',
-    scope: 'apply',
-    role: 'apply',
+  }),
+  applying('--prune-allowlist', 'value', {
     repeatable: true,
     native: { help: 'group/version/kind that --prune may delete (repeatable)', placeholder: 'gvk' },
-  },
-  { long: '--all', arity: 'boolean', scope: 'apply', role: 'apply' },
-  {
-    long: '--force-conflicts',
-    arity: 'boolean',
-    scope: 'apply',
-    role: 'apply',
-    native: { help: 'server-side apply: take fields other managers own' },
-  },
-  {
-    long: '--validate',
-    arity: 'optional-value',
+  }),
+  applying('--all', 'boolean'),
+  applying('--force-conflicts', 'boolean', { native: { help: 'server-side apply: take fields other managers own' } }),
+  applying('--validate', 'optional-value', {
     bare: 'strict',
-    scope: 'apply',
-    role: 'apply',
     native: { help: 'strict (or true), warn, ignore (or false); alone: strict', placeholder: 'mode' },
-  },
-  {
-    long: '--overwrite',
-    arity: 'boolean',
-    scope: 'apply',
-    role: 'apply',
+  }),
+  applying('--overwrite', 'boolean', {
     native: {
       help: 'resolve conflicts with the live object from the manifest (on by default; --overwrite=false turns it off)',
     },
-  },
-  {
-    long: '--force',
-    arity: 'boolean',
-    scope: 'apply',
-    role: 'apply',
-    native: { help: 'delete and re-create an object kubectl cannot patch' },
-  },
-  {
-    long: '--cascade',
-    arity: 'optional-value',
+  }),
+  applying('--force', 'boolean', { native: { help: 'delete and re-create an object kubectl cannot patch' } }),
+  applying('--cascade', 'optional-value', {
     bare: 'background',
-    scope: 'apply',
-    role: 'apply',
     native: {
       help: 'background, orphan or foreground, for what --prune and --force delete; alone: background',
       placeholder: 'strategy',
     },
-  },
-  {
-    long: '--grace-period',
-    arity: 'value',
-    scope: 'apply',
-    role: 'apply',
+  }),
+  applying('--grace-period', 'value', {
     native: {
       help: 'seconds an object --prune or --force deletes may take to end (-1: its own)',
       placeholder: 'seconds',
     },
-  },
-  { long: '--server-side', arity: 'boolean', scope: 'apply', role: 'apply' },
-  { long: '--field-manager', arity: 'value', scope: 'apply', role: 'apply' },
-  { long: '--timeout', arity: 'value', scope: 'apply', role: 'apply' },
-  { long: '--template', arity: 'value', scope: 'apply', role: 'apply' },
+  }),
+  applying('--server-side', 'boolean'),
+  applying('--field-manager', 'value'),
+  applying('--timeout', 'value'),
+  applying('--template', 'value'),
   // kubernetes/kubernetes#127634 (apply --server-side --subresource), released in 1.32.
-  { long: '--subresource', arity: 'value', scope: 'apply', role: 'apply', since: 32 },
-  { long: '--openapi-patch', arity: 'boolean', scope: 'apply', role: 'apply' },
-  { long: '--show-managed-fields', arity: 'boolean', scope: 'apply', role: 'apply' },
-  { long: '--allow-missing-template-keys', arity: 'boolean', scope: 'apply', role: 'apply' },
+  applying('--subresource', 'value', { since: 32 }),
+  applying('--openapi-patch', 'boolean'),
+  applying('--show-managed-fields', 'boolean'),
+  applying('--allow-missing-template-keys', 'boolean'),
   { long: '--dry-run', arity: 'optional-value', bare: 'client', scope: 'apply', role: 'dry-run' },
-  { long: '--v', short: '-v', arity: 'value', scope: 'global', role: 'apply' },
-  { long: '--vmodule', arity: 'value', scope: 'global', role: 'apply' },
-  { long: '--warnings-as-errors', arity: 'boolean', scope: 'global', role: 'apply' },
+  // kubectl's global flags that the apply's calls take as they are.
+  applying('--v', 'value', { short: '-v', scope: 'global' }),
+  applying('--vmodule', 'value', { scope: 'global' }),
+  applying('--warnings-as-errors', 'boolean', { scope: 'global' }),
 ];
+
+/** A connection flag: one of `kubectl options` (global) that takes a value unless said, for every kubectl call. */
+function connection(long: string, more: Partial<Omit<KubectlFlag, 'long' | 'role'>> = {}): KubectlFlag {
+  return { long, arity: 'value', scope: 'global', role: 'connection', ...more };
+}
+
+/** A flag of `kubectl apply --help` (unless said) that the dry runs and the apply get. */
+function applying(
+  long: string,
+  arity: FlagArity,
+  more: Partial<Omit<KubectlFlag, 'long' | 'arity' | 'role'>> = {},
+): KubectlFlag {
+  return { long, arity, scope: 'apply', role: 'apply', ...more };
+}
 
 /** kubectl's flags that are not in the table on purpose: kguard owns them or they profile kubectl itself. */
 export const NOT_SORTED = [

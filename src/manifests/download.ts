@@ -1,6 +1,7 @@
 // Manifests from a URL: downloaded once, with a deadline and a size limit, so a slow or endless
 // server cannot hang the run and what kubectl applies is what kguard checked.
 import { InputError } from '../errors.js';
+import { proxyFor, proxySettings } from '../http/proxy.js';
 
 export interface DownloadLimits {
   deadlineMs: number;
@@ -43,35 +44,16 @@ export async function download(
 }
 
 /**
- * Through the proxy kubectl would use, so `-f https://…` reaches what `kubectl apply -f https://…`
- * reaches: Go's http.ProxyFromEnvironment (golang.org/x/net/http/httpproxy) takes HTTPS_PROXY for
- * https and HTTP_PROXY for http (or their lowercase names), skips hosts NO_PROXY lists, and never
- * proxies localhost or a loopback address. Node's own fetch reads none of them (Node 20 and 22),
+ * Through the proxy kubectl would use (http/proxy.ts), so `-f https://…` reaches what
+ * `kubectl apply -f https://…` reaches. Node's own fetch reads no proxy variable (Node 20 and 22),
  * so a proxied download goes through undici's EnvHttpProxyAgent, which reads the same variables
  * and NO_PROXY list; it is loaded only then.
  */
 async function fetchAsKubectlWould(url: string, init: RequestInit, env: NodeJS.ProcessEnv): Promise<Response> {
   if (!proxyFor(new URL(url), env)) return fetch(url, init);
   const { fetch: proxiedFetch, EnvHttpProxyAgent } = await import('./proxied-fetch.js');
-  const dispatcher = new EnvHttpProxyAgent({
-    httpProxy: env.HTTP_PROXY ?? env.http_proxy,
-    httpsProxy: env.HTTPS_PROXY ?? env.https_proxy,
-    noProxy: env.NO_PROXY ?? env.no_proxy,
-  });
+  const dispatcher = new EnvHttpProxyAgent(proxySettings(env));
   return (await proxiedFetch(url, { ...(init as object), dispatcher })) as unknown as Response;
-}
-
-/** The proxy kubectl would send this URL through, before NO_PROXY (EnvHttpProxyAgent applies it). */
-export function proxyFor(url: URL, env: NodeJS.ProcessEnv): string | undefined {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (host === 'localhost' || /^127\./.test(host) || host === '::1') return undefined;
-  const proxy =
-    url.protocol === 'https:'
-      ? (env.HTTPS_PROXY ?? env.https_proxy)
-      : url.protocol === 'http:'
-        ? (env.HTTP_PROXY ?? env.http_proxy)
-        : undefined;
-  return proxy || undefined;
 }
 
 /**

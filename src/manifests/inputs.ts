@@ -15,6 +15,11 @@ export interface InputDeps {
   readStdin(): Promise<Uint8Array>;
   kustomize(directory: string): Promise<string>;
   download(url: string): Promise<Uint8Array>;
+  /**
+   * Reads the user's own manifest files for their Secret values, after refuseOversized let them
+   * through and before kubectl reads them (the caller's redactor learns them).
+   */
+  learnFiles?(): Promise<void>;
 }
 
 export interface PreparedInputs {

@@ -9,6 +9,7 @@
 // read alone (an alias to an anchor elsewhere, a flow collection over several lines) leaves that
 // document to its text's size, as limits.ts does with a document it cannot read.
 import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { parse } from 'yaml';
 import {
   dataProblem,
@@ -19,6 +20,8 @@ import {
   requestProblem,
   type OversizedObject,
 } from './limits.js';
+import { oversizedInJson } from './json-size.js';
+import { firstNonSpace, isBlank, linesOf, LongLine, LongValue, viewOf } from './lines.js';
 import { PARSE_ABOVE_BYTES } from './quick-look.js';
 
 /** A document up to this size is judged whole. */
@@ -28,6 +31,9 @@ const PART_BYTES = 1024 * 1024;
 
 /** The objects of the file at `path` the API server would refuse for their size, read a line at a time. */
 export async function oversizedInFile(path: string, origin: string): Promise<OversizedObject[]> {
+  // A JSON file is one document (documents.ts); over WHOLE_BYTES it is read a byte at a time (json-size.ts).
+  const size = (await stat(path)).size;
+  if (size > WHOLE_BYTES && (await startsAsJson(path))) return oversizedInJson(path, origin, size);
   const found: Array<{ index: number; problems: OversizedObject[] }> = [];
   let documents = 0;
   let json: boolean | undefined;
@@ -39,10 +45,11 @@ export async function oversizedInFile(path: string, origin: string): Promise<Ove
     if (problems.length > 0) found.push({ index: documents, problems });
   };
   for await (const line of linesOf(path)) {
+    const view = viewOf(line);
     // A JSON file is one document (documents.ts).
-    if (json === undefined && !isBlank(line)) json = line[firstNonSpace(line)] === 0x7b;
-    if (!json && line[0] === 0x2d && line[1] === 0x2d && line[2] === 0x2d) {
-      const rest = line.subarray(3).toString('utf8').trim();
+    if (json === undefined && !isBlank(view)) json = view[firstNonSpace(view)] === 0x7b;
+    if (!json && view[0] === 0x2d && view[1] === 0x2d && view[2] === 0x2d) {
+      const rest = (line instanceof LongLine ? line.text() : line.toString('utf8')).slice(3).trim();
       end();
       current = new DocumentSizer(false);
       if (rest !== '' && !rest.startsWith('#')) current.add(Buffer.from(rest));
@@ -57,40 +64,36 @@ export async function oversizedInFile(path: string, origin: string): Promise<Ove
   );
 }
 
-/** The file's lines as bytes, without their line ends: a document under 1 MiB is never decoded. */
-async function* linesOf(path: string): AsyncGenerator<Buffer> {
-  // A line longer than a chunk is gathered in pieces and joined once (a 50 MB value is one line).
-  let pieces: Buffer[] = [];
-  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
-    let start = 0;
-    for (let end = chunk.indexOf(0x0a); end !== -1; end = chunk.indexOf(0x0a, start)) {
-      const piece = chunk.subarray(start, end);
-      const line = pieces.length > 0 ? Buffer.concat([...pieces, piece]) : piece;
-      pieces = [];
-      yield line[line.length - 1] === 0x0d ? line.subarray(0, line.length - 1) : line;
-      start = end + 1;
+/** The file's first byte after whitespace (and a UTF-8 byte-order mark) is `{` (documents.ts: /^\s*\{/). */
+async function startsAsJson(path: string): Promise<boolean> {
+  for await (const chunk of createReadStream(path, { highWaterMark: 64 * 1024 }) as AsyncIterable<Buffer>) {
+    for (let index = 0; index < chunk.length; index++) {
+      const b = chunk[index]!;
+      if (b === 0x20 || (b >= 0x09 && b <= 0x0d) || b === 0xef || b === 0xbb || b === 0xbf) continue;
+      return b === 0x7b;
     }
-    if (start < chunk.length) pieces.push(chunk.subarray(start));
   }
-  if (pieces.length > 0) yield Buffer.concat(pieces);
+  return false;
 }
 
-function firstNonSpace(line: Buffer): number {
-  let index = 0;
-  while (index < line.length && (line[index] === 0x20 || line[index] === 0x09)) index++;
-  return index;
+/** A line as text: a long one is read back from its file. */
+function textOf(line: string | LongLine): string {
+  return typeof line === 'string' ? line : line.text();
 }
 
-/** Blank or a comment: no content (documents.ts hasContent). */
-function isBlank(line: Buffer): boolean {
-  const first = firstNonSpace(line);
-  return first === line.length || line[first] === 0x23;
+/** A line's start as text: a long line's head. */
+function headOf(line: string | LongLine): string {
+  return typeof line === 'string' ? line : line.head;
+}
+
+function bytesOf(line: string | LongLine): number {
+  return typeof line === 'string' ? Buffer.byteLength(line) : line.length;
 }
 
 /** A top-level key of a big document: its lines while small, its entries in batches once big. */
 interface Part {
   key: string;
-  lines: string[];
+  lines: Array<string | LongLine>;
   bytes: number;
   entries?: EntryBatches;
 }
@@ -99,8 +102,8 @@ interface Part {
 class DocumentSizer {
   hasContent = false;
   private bytes = 0;
-  private pending: Buffer[] | undefined = [];
-  private whole: string[] | undefined = [];
+  private pending: Array<Buffer | LongLine> | undefined = [];
+  private whole: Array<string | LongLine> | undefined = [];
   private wholeBytes = 0;
   private part: Part | undefined;
   private keys = 0;
@@ -112,40 +115,40 @@ class DocumentSizer {
 
   constructor(private readonly json: boolean) {}
 
-  add(raw: Buffer): void {
+  add(raw: Buffer | LongLine): void {
     const bytes = raw.length + 1;
     this.bytes += bytes;
-    if (!this.hasContent && !isBlank(raw)) this.hasContent = true;
+    if (!this.hasContent && !isBlank(viewOf(raw))) this.hasContent = true;
     // Under 1 MiB a document is never parsed (limits.ts): its lines stay bytes, not strings.
     if (this.pending) {
       this.pending.push(raw);
       if (this.bytes <= PARSE_ABOVE_BYTES) return;
       const kept = this.pending;
       this.pending = undefined;
-      for (const line of kept) this.addText(line.toString('utf8'));
+      for (const line of kept) this.addText(line instanceof LongLine ? line : line.toString('utf8'));
       return;
     }
-    this.addText(raw.toString('utf8'));
+    this.addText(raw instanceof LongLine ? raw : raw.toString('utf8'));
   }
 
-  private addText(line: string): void {
+  private addText(line: string | LongLine): void {
     if (this.whole) {
       this.whole.push(line);
-      this.wholeBytes += Buffer.byteLength(line) + 1;
+      this.wholeBytes += bytesOf(line) + 1;
       if (this.json || this.wholeBytes <= WHOLE_BYTES) return;
       // Too big to parse whole: its lines so far go part by part, and the rest as they come.
       const kept = this.whole;
       this.whole = undefined;
-      for (const keptLine of kept) this.partLine(keptLine, Buffer.byteLength(keptLine) + 1);
+      for (const keptLine of kept) this.partLine(keptLine, bytesOf(keptLine) + 1);
       return;
     }
-    this.partLine(line, Buffer.byteLength(line) + 1);
+    this.partLine(line, bytesOf(line) + 1);
   }
 
   /** What the API server would refuse of this document (`where` is set by the caller). */
   verdict(): OversizedObject[] {
     if (this.bytes <= PARSE_ABOVE_BYTES) return [];
-    if (this.whole) return oversizedInDocument(this.whole.join('\n'), this.json, '');
+    if (this.whole) return oversizedInDocument(this.whole.map(textOf).join('\n'), this.json, '');
     this.closePart();
     if (this.unreadable)
       return this.bytes > 3 * MAX_REQUEST_BODY_BYTES
@@ -169,13 +172,14 @@ class DocumentSizer {
       : [];
   }
 
-  private partLine(line: string, bytes: number): void {
+  private partLine(line: string | LongLine, bytes: number): void {
     if (this.unreadable) return;
+    const head = headOf(line);
     // A top-level key starts a part; `...` ends a document's content; a top-level `- ` is no mapping.
-    if (/^[^\s#]/.test(line) && !line.startsWith('...')) {
+    if (/^[^\s#]/.test(head) && !head.startsWith('...')) {
       this.closePart();
-      if (line.startsWith('- ') || line === '-' || line.startsWith('[') || line.startsWith('{')) this.unreadable = true;
-      this.part = { key: line, lines: [line], bytes };
+      if (head.startsWith('- ') || head === '-' || head.startsWith('[') || head.startsWith('{')) this.unreadable = true;
+      this.part = { key: head, lines: [line], bytes };
       return;
     }
     const part = this.part;
@@ -205,9 +209,12 @@ class DocumentSizer {
       this.jsonBytes += 1;
       return;
     }
-    const value = readYaml(part.lines.join('\n'));
+    // A top-level `key: value` on one long line of a plain string is counted from its scan.
+    const content = part.lines.filter((line) => !isBlankText(headOf(line)));
+    const long = content.length === 1 && content[0] instanceof LongLine ? content[0].value : undefined;
+    const value = long?.indent === 0 ? { [long.key]: long.value } : readYaml(part.lines.map(textOf).join('\n'));
     if (!isRecord(value)) {
-      if (part.lines.some((line) => line.trim() !== '' && !line.trim().startsWith('#'))) this.unreadable = true;
+      if (content.length > 0) this.unreadable = true;
       return;
     }
     for (const [key, inner] of Object.entries(value)) this.countKey(key, inner);
@@ -253,32 +260,40 @@ class DocumentSizer {
   private countData(field: string, values: unknown): void {
     if (!isRecord(values)) return;
     for (const value of Object.values(values)) {
-      if (typeof value !== 'string') continue;
+      if (typeof value !== 'string' && !(value instanceof LongValue)) continue;
       // Decoded only where it counts: a ConfigMap's data is counted as it is written.
       if (field === 'data') {
-        this.data.plain += Buffer.byteLength(value);
-        if (this.head.kind !== 'ConfigMap') this.data.decoded += Buffer.from(value, 'base64').length;
-      } else this.data.other += field === 'binaryData' ? Buffer.from(value, 'base64').length : Buffer.byteLength(value);
+        this.data.plain += plainBytes(value);
+        if (this.head.kind !== 'ConfigMap') this.data.decoded += base64Bytes(value);
+      } else this.data.other += field === 'binaryData' ? base64Bytes(value) : plainBytes(value);
     }
   }
+}
+
+/** A long line of a batch, and the indentation the batch cuts from its lines. */
+interface Cut {
+  long: LongLine;
+  cut: number;
 }
 
 /** A big value's lines, cut into batches of whole entries (each entry starts at its first line's indentation). */
 class EntryBatches {
   private indent: number | undefined;
-  private batch: string[] = [];
+  private batch: Array<string | Cut> = [];
   private bytes = 0;
   private first = true;
 
   constructor(private readonly onBatch: (values: unknown, first: boolean) => void) {}
 
-  add(line: string): void {
-    const trimmed = line.trim();
-    const indent = line.length - line.trimStart().length;
+  add(line: string | LongLine): void {
+    const head = headOf(line);
+    const trimmed = head.trim();
+    const indent = head.length - head.trimStart().length;
     const content = trimmed !== '' && !trimmed.startsWith('#');
     if (this.indent === undefined && content) this.indent = indent;
     if (content && indent === this.indent && this.bytes > PART_BYTES) this.flush();
-    this.batch.push(line.slice(Math.min(this.indent ?? 0, indent)));
+    const cut = Math.min(this.indent ?? 0, indent);
+    this.batch.push(typeof line === 'string' ? line.slice(cut) : { long: line, cut });
     this.bytes += line.length + 1;
   }
 
@@ -292,8 +307,12 @@ class EntryBatches {
     this.batch = [];
     this.bytes = 0;
     // `key: value` lines of plain strings (a ConfigMap's data, mostly) are read without the YAML parser.
-    const values = plainEntries(lines) ?? readYaml(lines.join('\n'));
-    const text = values === undefined ? lines.join('\n') : '';
+    let values: unknown = plainEntries(lines);
+    let text = '';
+    if (values === undefined) {
+      text = lines.map((line) => (typeof line === 'string' ? line : line.long.text().slice(line.cut))).join('\n');
+      values = readYaml(text);
+    }
     if (values === undefined && !/\S/.test(text.replace(/^\s*#.*$/gm, ''))) return;
     this.onBatch(values, this.first);
     this.first = false;
@@ -305,9 +324,16 @@ class EntryBatches {
  * them; undefined when any line is more than that (quotes, flow, block scalars, comments, anchors,
  * tags, or a value that would be a number, a boolean or null).
  */
-function plainEntries(lines: readonly string[]): Record<string, string> | undefined {
-  const entries: Record<string, string> = {};
+function plainEntries(lines: ReadonlyArray<string | Cut>): Record<string, string | LongValue> | undefined {
+  const entries: Record<string, string | LongValue> = {};
   for (const line of lines) {
+    if (typeof line !== 'string') {
+      // A long line: its scan says whether it is such a line (lines.ts), at this batch's indentation.
+      const long = line.long.value;
+      if (long?.indent !== line.cut) return undefined;
+      entries[long.key] = long.value;
+      continue;
+    }
     if (line.trim() === '') continue;
     const match = PLAIN_ENTRY.exec(line);
     if (!match) return undefined;
@@ -334,6 +360,7 @@ function readYaml(text: string): unknown {
 }
 
 function jsonBytes(value: unknown): number {
+  if (value instanceof LongValue) return value.json;
   // A string with nothing to escape is its bytes and two quotes: no copy of a 50 MB value.
   if (typeof value === 'string' && !NEEDS_ESCAPE.test(value)) return Buffer.byteLength(value) + 2;
   return Buffer.byteLength(JSON.stringify(value) ?? 'null');
@@ -342,6 +369,20 @@ function jsonBytes(value: unknown): number {
 /** What JSON.stringify escapes: quotes, backslashes, control characters, lone surrogates. */
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
+function plainBytes(value: string | LongValue): number {
+  return typeof value === 'string' ? Buffer.byteLength(value) : value.bytes;
+}
+
+function base64Bytes(value: string | LongValue): number {
+  return typeof value === 'string' ? Buffer.from(value, 'base64').length : value.base64();
+}
+
+/** Blank or a comment, as text. */
+function isBlankText(line: string): boolean {
+  const trimmed = line.trim();
+  return trimmed === '' || trimmed.startsWith('#');
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof LongValue);
 }

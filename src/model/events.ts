@@ -125,6 +125,8 @@ export type RunEvent =
   | { kind: 'fleet-cluster'; context: string; wave: number; step: 'apply' | 'restore'; fleetRunId: string }
   /** `kguard rollback` of a run killed during its apply waits out that apply's request timeout first. */
   | { kind: 'rollback-wait'; runId: string; waitMs: number }
+  /** `kguard rollback` of a dead run another kguard is restoring (a retry of its apply: restore/recovery/claim.ts): it waits for it. */
+  | { kind: 'rollback-claimed'; runId: string; by: string }
   /** A live run read a stop request on its Lease (`kguard rollback` from anywhere): it restores and exits 130, as on SIGTERM. */
   | { kind: 'stop-requested'; runId: string; by: string; at: string }
   /** `kguard rollback` of a live run: it asked the run to stop (asked), the run answered, did not answer, or ended. */
@@ -138,8 +140,8 @@ export type RunEvent =
       exitCode: number;
     }
   | { kind: 'lock-wait'; object: ObjectRef; holder: string }
-  /** A dead run's unfinished journal holds objects of this apply: it is finished first (run/rollback/recover.ts). */
-  /** `by`: another kguard (host and pid) is finishing it already: this run waits for it (run/rollback/claim.ts). */
+  /** A dead run's unfinished journal holds objects of this apply: it is finished first (restore/recovery/dead-runs.ts). */
+  /** `by`: another kguard (host and pid) is finishing it already: this run waits for it (restore/recovery/claim.ts). */
   | { kind: 'recovering-run'; runId: string; why: string; objects: ObjectRef[]; by?: string }
   /** That dead run is finished: its objects are back as they were before it; this run reads its "before" now. */
   | { kind: 'recovered-run'; runId: string; restored: number; untouched: number; by?: string }

@@ -55,7 +55,9 @@ export type KeepReason =
   | 'conflict'
   | 'gone'
   | 'cannot-restore'
-  | 'finished-job';
+  | 'finished-job'
+  /** --analysis could not judge the release, and no journal keeps the run for `kguard rollback`: a person decides. */
+  | 'inconclusive';
 
 export type RestoreResult =
   /**
@@ -132,7 +134,7 @@ export interface RunResult {
   applyMs: number;
   totalMs: number;
   kubectlProcesses: number;
-  /** Dead runs whose journals held objects of this apply, finished before it read its "before" (run/rollback/recover.ts). */
+  /** Dead runs whose journals held objects of this apply, finished before it read its "before" (restore/recovery/dead-runs.ts). */
   recoveredRuns?: RecoveredRun[];
 }
 

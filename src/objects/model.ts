@@ -111,20 +111,22 @@ export function valueAt(object: unknown, path: string): unknown {
 }
 
 /**
- * The built-in kinds whose rollout is their pods (apps/v1, batch/v1, core/v1): for any other kind
- * (a custom resource, a Service) the words say "it", never "its pods" (#45).
+ * The built-in kinds that run pods (or schedule them), by group and kind (kindKey): the one rule
+ * the words ("its pods", never for a custom resource or a Service, #45) and the restore's order
+ * (workloads after the configuration they read: restore/plan.ts) both read. A custom resource
+ * named like one of them (another group) runs no pods of its own.
  */
 const POD_KINDS = new Set([
-  'Deployment',
-  'StatefulSet',
-  'DaemonSet',
-  'ReplicaSet',
-  'ReplicationController',
-  'Job',
-  'CronJob',
-  'Pod',
+  'apps/Deployment',
+  'apps/StatefulSet',
+  'apps/DaemonSet',
+  'apps/ReplicaSet',
+  '/ReplicationController',
+  'batch/Job',
+  'batch/CronJob',
+  '/Pod',
 ]);
 
-export function runsPods(ref: Pick<ObjectRef, 'kind'>): boolean {
-  return POD_KINDS.has(ref.kind);
+export function runsPods(ref: Pick<ObjectRef, 'apiVersion' | 'kind'>): boolean {
+  return POD_KINDS.has(kindKey(ref));
 }

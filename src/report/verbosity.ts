@@ -52,6 +52,7 @@ const SHOWN_FROM: Record<RunEventKind, Verbosity> = {
   'recovering-run': 'quiet',
   'recovered-run': 'quiet',
   'rollback-wait': 'normal',
+  'rollback-claimed': 'normal',
   'rollback-finished': 'quiet',
   'stop-requested': 'quiet',
   'stopping-run': 'normal',

@@ -32,6 +32,8 @@ export interface RestoreRequest {
   stages?: ReadonlyMap<string, number>;
   /** Plan only (`kguard undo --dry-run`): nothing is written. */
   dryRun?: boolean;
+  /** --analysis could not judge it and no journal keeps the run: every change kept, with its commands (plan.ts). */
+  inconclusive?: boolean;
 }
 
 /** Plans the restore and carries it out; each object's result by its key (none for a dry run). */
@@ -40,8 +42,8 @@ export async function restoreObjects(
   request: RestoreRequest,
   deps: RestoreDeps,
 ): Promise<{ steps: RestoreStep[]; results: Map<string, RestoreResult> }> {
-  const { mode, keepCreated, cancelled, failedAsUnit, wholeRun, deadlineMs, stages } = request;
-  const steps = planRestore(objects, mode, { keepCreated, cancelled, failedAsUnit, wholeRun });
+  const { mode, keepCreated, cancelled, failedAsUnit, wholeRun, inconclusive, deadlineMs, stages } = request;
+  const steps = planRestore(objects, mode, { keepCreated, cancelled, failedAsUnit, wholeRun, inconclusive });
   if (steps.length === 0 || request.dryRun) return { steps, results: new Map() };
   return { steps, results: await executeRestore(steps, { deadlineMs, stages }, deps) };
 }

@@ -7,8 +7,8 @@
 // that was deleted cannot come back (kept, and said).
 import { isChangeKind } from '../objects/compare.js';
 import type { ObjectChange } from '../model/result.js';
-import { rowFor, runsPods } from '../kinds/table.js';
-import { isControllerOwned, objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
+import { rowFor } from '../kinds/table.js';
+import { isControllerOwned, objectKey, runsPods, type KubeObject, type ObjectRef } from '../objects/model.js';
 import { createFor, manualCopy, type RestoreStep } from './steps.js';
 import type { KeepReason, RollbackMode } from '../model/result.js';
 import type { VerdictState } from '../model/verdict.js';
@@ -59,9 +59,18 @@ export function planRestore(
     failedAsUnit?: boolean;
     /** A whole run is restored, and there are no verdicts to read (planWholeRestore). */
     wholeRun?: boolean;
+    /**
+     * --analysis could not judge the release and no journal keeps the run: nothing is written, and
+     * every change is kept with the commands that undo it, as under --rollback none.
+     */
+    inconclusive?: boolean;
   },
 ): RestoreStep[] {
-  const asUnit = options.cancelled === true || options.failedAsUnit === true || options.wholeRun === true;
+  const asUnit =
+    options.cancelled === true ||
+    options.failedAsUnit === true ||
+    options.wholeRun === true ||
+    options.inconclusive === true;
   // No workload failed by itself: --rollback failed has nothing narrower than the whole apply to restore.
   if (asUnit && mode === 'failed') mode = 'all';
   if (!asUnit && !objects.some((object) => needsRestore(object.verdict))) {
@@ -81,8 +90,13 @@ export function planRestore(
       writes.push({ ref, action: 'keep', reason: object.verdict, ...copies(change) });
       continue;
     }
-    if (mode === 'none') {
-      writes.push({ ref, action: 'keep', reason: 'no-rollback', ...copies(change) });
+    if (mode === 'none' || options.inconclusive) {
+      writes.push({
+        ref,
+        action: 'keep',
+        reason: options.inconclusive ? 'inconclusive' : 'no-rollback',
+        ...copies(change),
+      });
       continue;
     }
     if (mode === 'failed' && !needsRestore(object.verdict)) {
@@ -186,7 +200,7 @@ function copies(change: ObjectChange): { before?: KubeObject; applied?: KubeObje
  * - definitions: CRDs and Namespaces, which other objects need to exist at all;
  * - configuration: anything without pods (ConfigMaps, Secrets, Services, RBAC, custom
  *   resources...), so restored pods read restored configuration;
- * - workloads: kinds that run pods (kinds/table.ts runsPods);
+ * - workloads: kinds that run pods (objects/model.ts runsPods);
  * - then the deletions of what the apply created: workloads before the configuration they read.
  * A step that keeps an object writes nothing; it sits where its object's write or delete would.
  */

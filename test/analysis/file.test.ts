@@ -1,21 +1,9 @@
-// --analysis files: validated by schema/analysis.schema.json (ajv); a bad file is an InputError
-// (exit 1) that names the file and the problem.
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { expectShippedSchema, refusalOf } from '../input-files.js';
 import { ANALYSIS_SCHEMA } from '../../src/analysis/schema.js';
 import { parseAnalysis } from '../../src/analysis/file.js';
-import { ExitCode, InputError } from '../../src/errors.js';
 
-function refusal(text: string): string {
-  try {
-    parseAnalysis(text, '/ci/analysis.yaml');
-  } catch (error) {
-    expect(error).toBeInstanceOf(InputError);
-    expect((error as InputError).exitCode).toBe(ExitCode.InputError);
-    return (error as Error).message;
-  }
-  throw new Error('accepted');
-}
+const refusal = (text: string): string => refusalOf(() => parseAnalysis(text, '/ci/analysis.yaml'));
 
 const minimal = `prometheus: {address: "http://prometheus:9090"}
 metrics:
@@ -24,10 +12,7 @@ metrics:
 
 describe('parseAnalysis', () => {
   it('the shipped schema file is the one kguard validates with', () => {
-    const shipped = JSON.parse(
-      readFileSync(new URL('../../schema/analysis.schema.json', import.meta.url), 'utf8'),
-    ) as unknown;
-    expect(shipped).toEqual(JSON.parse(JSON.stringify(ANALYSIS_SCHEMA)));
+    expectShippedSchema('analysis.schema.json', ANALYSIS_SCHEMA);
   });
 
   it('reads the minimum shape, with the defaults: failureLimit 0, no data inconclusive, 10s per request', () => {

@@ -5,6 +5,7 @@ import { readAnswer, type PrometheusAnswer } from '../../src/analysis/answer.js'
 import { evaluate, judge, metricVerdict, tallied, EMPTY_TALLY } from '../../src/analysis/rules.js';
 import { analysisOutcome } from '../../src/analysis/verdict.js';
 import type { MetricCheck } from '../../src/model/analysis.js';
+import { metricCheck } from './metric-check.js';
 
 function fixture(name: string): PrometheusAnswer {
   const { status, body } = JSON.parse(
@@ -13,17 +14,7 @@ function fixture(name: string): PrometheusAnswer {
   return readAnswer(status, JSON.stringify(body));
 }
 
-const check: MetricCheck = {
-  name: 'error-ratio',
-  query: 'q',
-  intervalMs: 10_000,
-  count: 3,
-  initialDelayMs: 0,
-  failureLimit: 0,
-  inconclusiveLimit: 0,
-  noData: 'inconclusive',
-  rule: { type: 'threshold', max: 0.05 },
-};
+const check: MetricCheck = metricCheck({ name: 'error-ratio', query: 'q' });
 const place = {
   check,
   query: 'q',

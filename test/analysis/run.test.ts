@@ -6,6 +6,7 @@ import type { PrometheusClient } from '../../src/analysis/prometheus.js';
 import { analysisSpanMs, startAnalysis } from '../../src/analysis/run.js';
 import type { AnalysisConfig, MetricCheck } from '../../src/model/analysis.js';
 import { FakeClock, RecordingReporter } from '../fakes.js';
+import { metricCheck as metric } from './metric-check.js';
 
 const APPLIED = 1_800_000_000_000;
 const facts = { runId: 'r', namespace: 'shop', workloads: ['web'], appliedAt: APPLIED };
@@ -25,21 +26,6 @@ function scripted(values: Array<number | 'down'>, before = 0.1) {
     close: async () => undefined,
   };
   return { client, asked };
-}
-
-function metric(overrides: Partial<MetricCheck> = {}): MetricCheck {
-  return {
-    name: 'errors',
-    query: 'sum(rate(x{namespace="{{ namespace }}"}[{{ interval }}]))',
-    intervalMs: 10_000,
-    count: 3,
-    initialDelayMs: 0,
-    failureLimit: 0,
-    inconclusiveLimit: 0,
-    noData: 'inconclusive',
-    rule: { type: 'threshold', max: 0.05 },
-    ...overrides,
-  };
 }
 
 const config = (...metrics: MetricCheck[]): AnalysisConfig => ({

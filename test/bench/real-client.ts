@@ -1,9 +1,10 @@
 // The bench's own few calls to the real API server, as the admin of its kubeconfig (certificates
 // embedded, test/control-plane/kubeconfig.ts): the missing-image limit's watch and PUT, which no
 // tool's start-up may blur.
-import { request, type RequestOptions } from 'node:https';
+import { request } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { type ClientTls, httpsCall } from '../control-plane/api.js';
 
 interface Kubeconfig {
   clusters: { cluster: { server: string; 'certificate-authority-data': string } }[];
@@ -23,33 +24,13 @@ export interface BenchClient {
 export function benchClient(kubeconfig: string): BenchClient {
   const config = parse(readFileSync(kubeconfig, 'utf8')) as Kubeconfig;
   const server = config.clusters[0]!.cluster.server;
-  const tls: RequestOptions = {
+  const tls: ClientTls = {
     ca: Buffer.from(config.clusters[0]!.cluster['certificate-authority-data'], 'base64'),
     cert: Buffer.from(config.users[0]!.user['client-certificate-data'], 'base64'),
     key: Buffer.from(config.users[0]!.user['client-key-data'], 'base64'),
   };
   return {
-    call: (method, path, body) =>
-      new Promise((resolve, reject) => {
-        const req = request(
-          new URL(path, server),
-          {
-            ...tls,
-            method,
-            timeout: 10_000,
-            headers: body === undefined ? {} : { 'content-type': 'application/json' },
-          },
-          (res) => {
-            let text = '';
-            res.setEncoding('utf8');
-            res.on('data', (chunk: string) => (text += chunk));
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-          },
-        );
-        req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer within 10 s`)));
-        req.on('error', reject);
-        req.end(body === undefined ? undefined : JSON.stringify(body));
-      }),
+    call: httpsCall(server, tls),
     watchUntil: (path, onEvent, deadlineMs) =>
       new Promise((resolve, reject) => {
         const timer = setTimeout(() => {

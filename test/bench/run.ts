@@ -21,6 +21,8 @@
 // (its sections and flags there).
 //   9. time to verdict on real pods (a real node) against kube-sim: missing image, crash loop,
 //      OOMKilled, failing readiness (real-pods.ts; at most 3 runs each; `--only real-pods`)
+//  10. the size check of a 50 MB manifest (size-check.ts), no cluster: exit, wall time and peak
+//      RSS for four shapes (`--only size`)
 // `--only scale` runs section 7 alone; `--sizes 10,100` picks its sizes. `--only overhead` runs
 // sections 3 and 3b; `--only fleet` section 8 (3 runs each unless --runs).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -36,6 +38,7 @@ import { scaleCase, scaleRow, SCALE_HEADER } from './scale.js';
 import { fleetBench } from './fleet.js';
 import { defaultExecutable, realBench } from './real.js';
 import { realPodsBench } from './real-pods.js';
+import { sizeCheckBench } from './size-check.js';
 import { counted, mostListed, type Counted } from '../e2e/counted.js';
 import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 import type { KubeObject } from '../kube-sim/types.js';
@@ -457,6 +460,14 @@ async function atScale(): Promise<void> {
   for (const size of SIZES) console.log(await withDir((dir) => scaleCase(kguard, dir, size)).then(scaleRow));
 }
 
+/** 10: the size check refuses a 50 MB manifest in seconds and within 200 MiB (#45). */
+async function sizeCheck(): Promise<void> {
+  console.log(
+    "\n10. the size check of a 50 MB manifest, no cluster: exit, wall time, kguard's peak RSS (one run each)",
+  );
+  for (const row of await sizeCheckBench(kguard, 50)) console.log(row);
+}
+
 const REAL_PODS_TITLE =
   '9. kguard start → verdict line, a new Deployment of 1 replica: real node against kube-sim (min / median / max)';
 
@@ -498,6 +509,11 @@ async function main(): Promise<void> {
     console.log(`\n(bench took ${Math.round((performance.now() - began) / 1000)} s)`);
     return;
   }
+  if (flags.only === 'size') {
+    await sizeCheck();
+    console.log(`\n(bench took ${Math.round((performance.now() - began) / 1000)} s)`);
+    return;
+  }
   if (flags.only === 'overhead') {
     await healthyTable(await modes());
     await noOpApplies();
@@ -535,6 +551,7 @@ async function main(): Promise<void> {
     await fleetBench(kguard, RUNS, median),
   );
   table(REAL_PODS_TITLE, await realPodsBench(kguard, Math.min(RUNS, 3)));
+  await sizeCheck();
   console.log(`\n(bench took ${Math.round((performance.now() - began) / 1000)} s)`);
 }
 

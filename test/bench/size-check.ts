@@ -1,24 +1,21 @@
-// What the size check costs on a 50 MB manifest (#45): `node dist/test/bench/size-check.js
-// [--mb 50] [--kguard PATH]`. kguard refuses an object the API server would refuse for its size
-// before kubectl is called (manifests/limits.ts); a 2 GB CI runner must not be OOM-killed by the
-// check. Three shapes, each one file of about --mb megabytes: one ConfigMap with one huge value,
-// one ConfigMap with many small keys, and many ConfigMaps of 1 KiB with one oversized among them.
-// For each: the exit code, the wall time and kguard's peak RSS (VmHWM of its node process, sampled
-// from /proc every 20 ms). No cluster: the check runs before the first kubectl call.
+// What the size check costs on a 50 MB manifest (#45): section 10 of `npm run bench` (`--only size`),
+// or alone: `node dist/test/bench/size-check.js [--mb 50] [--kguard PATH]`. kguard refuses an object
+// the API server would refuse for its size before kubectl is called (manifests/limits.ts,
+// size-stream.ts); a 2 GB CI runner must not be OOM-killed by the check, and #45 asks for at most
+// 200 MiB. Four shapes, each one file of about --mb megabytes: one ConfigMap with one huge value
+// (one line), one ConfigMap with many small keys, many ConfigMaps of 1 KiB with one oversized among
+// them, and the many keys again as indented JSON. For each: the exit code, the wall time and kguard's peak RSS (VmHWM of its node
+// process, sampled from /proc every 20 ms). No cluster: the check runs before the first kubectl call.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { execa } from 'execa';
 
-const { values: flags } = parseArgs({ options: { kguard: { type: 'string' }, mb: { type: 'string' } } });
-const kguard = flags.kguard ?? fileURLToPath(new URL('../../../bin/kguard', import.meta.url));
-const bytes = Number(flags.mb ?? 50) * 1024 * 1024;
-
 const head = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n`;
 
-const SHAPES: Record<string, () => string> = {
+const shapes = (bytes: number): Record<string, () => string> => ({
   'one ConfigMap, one value': () => `${head('big')}  blob: ${'a'.repeat(bytes)}\n`,
   'one ConfigMap, many keys': () => {
     const lines = [head('many')];
@@ -38,7 +35,12 @@ const SHAPES: Record<string, () => string> = {
     }
     return documents.join('---\n');
   },
-};
+  'JSON, one ConfigMap, many keys (indented)': () => {
+    const data: Record<string, string> = {};
+    for (let index = 0; index * 100 < bytes; index++) data[`key${index}`] = 'e'.repeat(90);
+    return JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'json' }, data }, null, 2);
+  },
+});
 
 /** A kubeconfig whose cluster nobody serves: the check must answer before kubectl is asked anything. */
 const KUBECONFIG = `apiVersion: v1
@@ -60,6 +62,7 @@ users:
 `;
 
 async function measure(
+  kguard: string,
   file: string,
   kubeconfig: string,
 ): Promise<{ exitCode: number; wallMs: number; peakRssMiB: number; said: string }> {
@@ -88,21 +91,31 @@ async function measure(
   };
 }
 
-const dir = await mkdtemp(join(tmpdir(), 'kguard-bench-size-'));
-try {
-  const kubeconfig = join(dir, 'kubeconfig');
-  await writeFile(kubeconfig, KUBECONFIG);
-  console.log(`kguard: ${kguard}; manifests of ${Math.round(bytes / 1024 / 1024)} MiB`);
-  console.log('| shape | exit | wall | peak RSS | first words |');
-  console.log('| --- | --- | --- | --- | --- |');
-  for (const [shape, make] of Object.entries(SHAPES)) {
-    const file = join(dir, 'big.yaml');
-    await writeFile(file, make());
-    const run = await measure(file, kubeconfig);
-    console.log(
-      `| ${shape} | ${run.exitCode} | ${(run.wallMs / 1000).toFixed(1)} s | ${run.peakRssMiB} MiB | ${run.said} |`,
-    );
+/** The rows of the size check's table for manifests of `mb` megabytes, measured with the kguard at `kguard`. */
+export async function sizeCheckBench(kguard: string, mb: number): Promise<string[]> {
+  const rows = ['| shape | exit | wall | peak RSS | first words |', '| --- | --- | --- | --- | --- |'];
+  const dir = await mkdtemp(join(tmpdir(), 'kguard-bench-size-'));
+  try {
+    const kubeconfig = join(dir, 'kubeconfig');
+    await writeFile(kubeconfig, KUBECONFIG);
+    for (const [shape, make] of Object.entries(shapes(mb * 1024 * 1024))) {
+      const file = join(dir, 'big.yaml');
+      await writeFile(file, make());
+      const run = await measure(kguard, file, kubeconfig);
+      rows.push(
+        `| ${shape} | ${run.exitCode} | ${(run.wallMs / 1000).toFixed(1)} s | ${run.peakRssMiB} MiB | ${run.said} |`,
+      );
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
-} finally {
-  await rm(dir, { recursive: true, force: true });
+  return rows;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { values: flags } = parseArgs({ options: { kguard: { type: 'string' }, mb: { type: 'string' } } });
+  const kguard = flags.kguard ?? fileURLToPath(new URL('../../../bin/kguard', import.meta.url));
+  const mb = Number(flags.mb ?? 50);
+  console.log(`kguard: ${kguard}; manifests of ${mb} MiB`);
+  for (const row of await sizeCheckBench(kguard, mb)) console.log(row);
 }

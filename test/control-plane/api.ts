@@ -9,35 +9,41 @@ export interface ApiClient {
   call(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }>;
 }
 
+/** The admin's client credentials and the cluster's CA, as PEM. */
+export interface ClientTls {
+  ca: Buffer;
+  cert: Buffer;
+  key: Buffer;
+}
+
+/** One call to the API server at `server` with these credentials: its status and text, or an error after 10 s. */
+export function httpsCall(server: string, tls: ClientTls): ApiClient['call'] {
+  return (method, path, body) =>
+    new Promise((resolve, reject) => {
+      const req = request(
+        new URL(path, server),
+        {
+          ...tls,
+          method,
+          timeout: 10_000,
+          headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer within 10 s`)));
+      req.on('error', reject);
+      req.end(body === undefined ? undefined : JSON.stringify(body));
+    });
+}
+
 export function apiClient(server: string, tls: { ca: string; cert: string; key: string }): ApiClient {
-  const ca = readFileSync(tls.ca);
-  const cert = readFileSync(tls.cert);
-  const key = readFileSync(tls.key);
   return {
-    call: (method, path, body) =>
-      new Promise((resolve, reject) => {
-        const url = new URL(path, server);
-        const req = request(
-          url,
-          {
-            method,
-            ca,
-            cert,
-            key,
-            timeout: 10_000,
-            headers: body === undefined ? {} : { 'content-type': 'application/json' },
-          },
-          (res) => {
-            let text = '';
-            res.setEncoding('utf8');
-            res.on('data', (chunk: string) => (text += chunk));
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-          },
-        );
-        req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer within 10 s`)));
-        req.on('error', reject);
-        req.end(body === undefined ? undefined : JSON.stringify(body));
-      }),
+    call: httpsCall(server, { ca: readFileSync(tls.ca), cert: readFileSync(tls.cert), key: readFileSync(tls.key) }),
   };
 }
 

@@ -74,7 +74,7 @@ export interface RealNode {
 }
 
 /** The sysctls a kubelet (setupKernelTunables) or the bridge plugin (isGateway) writes: shadowed in the node's namespace. */
-const SHADOWED_SYSCTLS = [
+export const SHADOWED_SYSCTLS = [
   'vm/overcommit_memory',
   'vm/panic_on_oom',
   'kernel/panic',

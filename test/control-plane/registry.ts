@@ -16,15 +16,16 @@ export interface ClusterRegistry {
   credentials?: { username: string; password: string };
 }
 
-export async function startRegistry(
-  group: ProcessGroup,
-  dir: string,
-  name: string,
-  options: { credentials?: { username: string; password: string }; check?: () => void } = {},
-): Promise<ClusterRegistry> {
-  const home = join(dir, name);
-  await mkdir(home, { recursive: true });
-  const host = `127.0.0.1:${await freePort()}`;
+/**
+ * Writes the config.yml of a registry serving on `host` from `home`/data (errors only in its log;
+ * deletes allowed if asked), and with `credentials` its bcrypt htpasswd file; resolves to the
+ * config's path.
+ */
+export async function writeRegistryConfig(
+  home: string,
+  host: string,
+  options: { realm: string; credentials?: { username: string; password: string }; deletes?: boolean },
+): Promise<string> {
   const auth: string[] = [];
   if (options.credentials) {
     const { username, password } = options.credentials;
@@ -33,10 +34,11 @@ export async function startRegistry(
       join(home, 'htpasswd'),
       execFileSync('htpasswd', ['-Bbn', username, password], { encoding: 'utf8' }),
     );
-    auth.push('auth:', '  htpasswd:', `    realm: ${name}`, `    path: ${join(home, 'htpasswd')}`);
+    auth.push('auth:', '  htpasswd:', `    realm: ${options.realm}`, `    path: ${join(home, 'htpasswd')}`);
   }
+  const config = join(home, 'config.yml');
   await writeFile(
-    join(home, 'config.yml'),
+    config,
     [
       'version: 0.1',
       'log:',
@@ -46,15 +48,31 @@ export async function startRegistry(
       'storage:',
       '  filesystem:',
       `    rootdirectory: ${join(home, 'data')}`,
-      '  delete:',
-      '    enabled: true',
+      ...(options.deletes ? ['  delete:', '    enabled: true'] : []),
       'http:',
       `  addr: ${host}`,
       ...auth,
       '',
     ].join('\n'),
   );
-  group.start(name, 'docker-registry', ['serve', join(home, 'config.yml')]);
+  return config;
+}
+
+export async function startRegistry(
+  group: ProcessGroup,
+  dir: string,
+  name: string,
+  options: { credentials?: { username: string; password: string }; check?: () => void } = {},
+): Promise<ClusterRegistry> {
+  const home = join(dir, name);
+  await mkdir(home, { recursive: true });
+  const host = `127.0.0.1:${await freePort()}`;
+  const config = await writeRegistryConfig(home, host, {
+    realm: name,
+    credentials: options.credentials,
+    deletes: true,
+  });
+  group.start(name, 'docker-registry', ['serve', config]);
   // Ready when /v2/ answers at all (401 when it wants credentials).
   await until(
     `${name} (docker-registry) did not answer on ${host}`,

@@ -1,5 +1,6 @@
 // The kwok stages are generated from a kube-sim scenario; kwok itself renders them in test/real.
 // Here: the pure part, what a scenario turns into.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { loadScenario } from '../kube-sim/scenario.js';
@@ -55,6 +56,62 @@ describe('kwok stages from a kube-sim scenario', () => {
       String.raw`"failed to pull and unpack image \"docker.io/library/xxxxxnginx:" (ternary (regexReplaceAll "^.*:" $c.image "") "latest"`,
     );
     expect(pulls[1]!.spec.next.statusTemplate).toContain('Back-off pulling image %q: ErrImagePull: %s');
+  });
+
+  it("a missing tag's waiting messages are a real v1.37.2 kubelet's with containerd: the NotFound prefix kept", () => {
+    // kube-sim/controllers/kubelet/fixtures/missing-tag.*.json, recorded from a real node (its README).
+    const fixture = (name: string) =>
+      JSON.parse(
+        readFileSync(new URL(`../kube-sim/controllers/kubelet/fixtures/${name}`, import.meta.url), 'utf8'),
+      ) as {
+        items?: { message: string }[];
+        status?: { containerStatuses: { image: string; state: { waiting: { message: string } } }[] };
+      };
+    const image = '127.0.0.1:45471/kguard/testapp:9.99';
+    const failed = fixture('missing-tag.events.json').items!.find((event) =>
+      event.message.startsWith(`Failed to pull image "${image}": `),
+    )!.message;
+    const pullError = failed.slice(`Failed to pull image "${image}": `.length);
+    expect(pullError).toMatch(/^rpc error: code = NotFound desc = failed to pull and unpack image /);
+    const backOff = fixture('missing-tag.pod.json').status!.containerStatuses[0]!.state.waiting.message;
+
+    const pulls = podStages(loadScenario({ registry: { [image]: 'missing' } })).filter((stage) =>
+      stage.metadata.name.startsWith('pull-'),
+    );
+    // The Go template's one `print "…"` of a tagged entry, and its printf for the back-off text.
+    const printed = (template: string) => {
+      const quoted = /\(print ("(?:[^"\\]|\\.)*")\)/.exec(template)?.[1];
+      return quoted === undefined ? undefined : (JSON.parse(quoted) as string);
+    };
+    const [errImagePull, imagePullBackOff] = pulls.map((stage) => stage.spec.next.statusTemplate!);
+    expect(printed(errImagePull!)).toBe(pullError);
+    expect(imagePullBackOff).toContain('printf "Back-off pulling image %q: ErrImagePull: %s" $c.image');
+    expect(`Back-off pulling image ${JSON.stringify(image)}: ErrImagePull: ${printed(imagePullBackOff!)}`).toBe(
+      backOff,
+    );
+  });
+
+  it('PodReadyToStartContainers as a v1.37.2 kubelet writes it: no sandbox yet, ready, stopped once the pod ended', () => {
+    const stages = podStages(scenario);
+    // The condition's fields in a stage's template (kwok renders only `{{ … }}`; these are plain).
+    const sandbox = (name: string) => {
+      const template = stages.find((stage) => stage.metadata.name === name)!.spec.next.statusTemplate!;
+      const block = /- type: PodReadyToStartContainers\n((?: {2}.*\n)+)/.exec(template)?.[1] ?? '';
+      const field = (key: string) => new RegExp(`^  ${key}: (.*)$`, 'm').exec(block)?.[1];
+      return { status: field('status'), reason: field('reason'), message: field('message') };
+    };
+    expect(sandbox('pod-create')).toEqual({
+      status: '"False"',
+      reason: 'PodSandboxNotReady',
+      message: '"no pod sandbox exists"',
+    });
+    expect(sandbox('pod-start')).toEqual({ status: '"True"', reason: '""', message: '""' });
+    for (const ended of ['crash-fail', 'job-complete', 'evict'])
+      expect(sandbox(ended)).toEqual({
+        status: '"False"',
+        reason: 'PodSandboxNotReady',
+        message: '"pod sandbox is not ready"',
+      });
   });
 
   it('selects failing pods by image with a jq test, and keeps them out of the healthy start', () => {

@@ -31,14 +31,12 @@ export function podStatus(shape: StatusShape): string {
 `;
   return `{{ $now := Now }}{{ $root := . }}
 conditions:
-- type: PodReadyToStartContainers
-  status: ${shape.sandbox ? '"True"' : '"False"'}
-  lastProbeTime: null
-  lastTransitionTime: {{ $now | Quote }}
-- type: Initialized
+${sandboxCondition(shape.sandbox ? undefined : finished ? 'pod sandbox is not ready' : 'no pod sandbox exists')}- type: Initialized
   status: "True"
   lastProbeTime: null
   lastTransitionTime: {{ $now | Quote }}
+  reason: ${shape.phase === 'Succeeded' ? 'PodCompleted' : '""'}
+  message: ""
 - type: Ready
   status: ${readyStatus}
   lastProbeTime: null
@@ -160,12 +158,30 @@ ${lastTerminated('$restarts')}
   }
 }
 
+/**
+ * PodReadyToStartContainers as a v1.37.2 kubelet writes it (status/generate.go
+ * GeneratePodReadyToStartContainersCondition): True, or False with reason PodSandboxNotReady and
+ * kuberuntime/util/util.go PodSandboxChanged's message: `no pod sandbox exists` before the sandbox
+ * is made, `pod sandbox is not ready` once the kubelet stopped it for a pod that ended
+ * (kube-sim/controllers/kubelet/fixtures/evicted-exit-0.pod.json). kwok patches conditions by
+ * type, so True clears the reason and message.
+ */
+function sandboxCondition(notReady: string | undefined): string {
+  return `- type: PodReadyToStartContainers
+  status: ${notReady ? '"False"' : '"True"'}
+  lastProbeTime: null
+  lastTransitionTime: {{ $now | Quote }}
+  reason: ${notReady ? 'PodSandboxNotReady' : '""'}
+  message: ${notReady ? JSON.stringify(notReady) : '""'}
+`;
+}
+
 export function evictedStatus(): string {
   return `{{ $now := Now }}{{ $root := . }}
 {{ $c0 := index .spec.containers 0 }}
 {{ $limit := dig "resources" "limits" "ephemeral-storage" "0" $c0 }}
 conditions:
-- type: DisruptionTarget
+${sandboxCondition('pod sandbox is not ready')}- type: DisruptionTarget
   status: "True"
   reason: TerminationByKubelet
   message: {{ printf "Container %s exceeded its local ephemeral storage limit %q. " $c0.name $limit | Quote }}

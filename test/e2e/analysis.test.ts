@@ -8,8 +8,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JsonReport } from '../../src/report/json.js';
-import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
+import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 import { startPrometheus, type TestPrometheus } from '../analysis/prometheus-server.js';
+import { webAt } from './run-fixtures.js';
 import { eventually, sandbox, type Sandbox } from './harness.js';
 
 const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
@@ -39,7 +40,22 @@ function exporterFor(sandboxed: Sandbox) {
 
 const ERROR_RATIO = 'sum(rate(app_requests_total{code=~"5.."}[3s])) / sum(rate(app_requests_total[3s]))';
 
-async function withPrometheus(test: (sandboxed: Sandbox, prometheus: TestPrometheus) => Promise<void>): Promise<void> {
+/**
+ * The arguments of a `kguard apply` of web at `image`, judged through a bake of `bake` by `metrics`
+ * (an analysis file written with `auth`, its Prometheus credentials' lines), with further `flags`.
+ */
+type AnalysedApply = (
+  image: string,
+  bake: string,
+  metrics: string,
+  flags?: string[],
+  auth?: string,
+) => Promise<string[]>;
+
+/** `test` against web at nginx:1.25, scraped by a Prometheus for a few scrapes already. */
+async function withPrometheus(
+  test: (run: { sandboxed: Sandbox; prometheus: TestPrometheus; analysed: AnalysedApply }) => Promise<void>,
+): Promise<void> {
   const sandboxed = await sandbox();
   let prometheus: TestPrometheus | undefined;
   try {
@@ -47,27 +63,17 @@ async function withPrometheus(test: (sandboxed: Sandbox, prometheus: TestPrometh
     prometheus = await startPrometheus(exporterFor(sandboxed));
     // The window before the apply: a few scrapes of the old version.
     await prometheus.scraped(4);
-    await test(sandboxed, prometheus);
+    const address = prometheus.address;
+    const analysed: AnalysedApply = async (image, bake, metrics, flags = [], auth = '') => {
+      const analysis = await sandboxed.write('analysis.yaml', analysisFile(address, metrics, auth));
+      const file = await sandboxed.write('web.yaml', deploymentYaml('web', image));
+      return ['apply', '-f', file, ...fast, '--bake', bake, '--analysis', analysis, ...flags];
+    };
+    await test({ sandboxed, prometheus, analysed });
   } finally {
     await prometheus?.stop();
     await sandboxed.stop();
   }
-}
-
-async function webAt(sandboxed: Sandbox, image: string): Promise<void> {
-  const applied = await kubectl(sandboxed.cluster, ['apply', '-f', '-'], deploymentYaml('web', image));
-  expect(applied.exitCode, applied.stderr).toBe(0);
-  await eventually(() => {
-    const web = sandboxed.cluster.store.get('Deployment', 'default', 'web');
-    const status = web?.status as
-      | { observedGeneration?: number; updatedReplicas?: number; availableReplicas?: number }
-      | undefined;
-    return status?.observedGeneration === web?.metadata.generation &&
-      status?.updatedReplicas === 2 &&
-      status?.availableReplicas === 2
-      ? true
-      : undefined;
-  }, 60_000);
 }
 
 function analysisFile(address: string, metrics: string, extra = ''): string {
@@ -81,26 +87,15 @@ const latencyVsBefore = () =>
 
 describe.concurrent('kguard apply --analysis (against a real Prometheus)', () => {
   it('passes a healthy release: every evaluation within its rule, the apply kept', () =>
-    withPrometheus(async (sandboxed, prometheus) => {
-      const analysis = await sandboxed.write(
-        'analysis.yaml',
-        analysisFile(prometheus.address, errorRatio() + latencyVsBefore()),
+    withPrometheus(async ({ sandboxed, analysed }) => {
+      const run = await sandboxed.kguard(
+        await analysed('nginx:1.26', '4s', errorRatio() + latencyVsBefore(), [
+          '--output',
+          'json',
+          '--events',
+          'events.ndjson',
+        ]),
       );
-      const file = await sandboxed.write('web.yaml', deploymentYaml('web', 'nginx:1.26'));
-      const run = await sandboxed.kguard([
-        'apply',
-        '-f',
-        file,
-        ...fast,
-        '--bake',
-        '4s',
-        '--analysis',
-        analysis,
-        '--output',
-        'json',
-        '--events',
-        'events.ndjson',
-      ]);
       expect(run.exitCode, run.output).toBe(0);
       expect(run.output).toMatch(/✔ analysis passed: error-ratio 3\/3, latency 2\/2 evaluations within their rules/);
       const report = JSON.parse(run.stdout) as JsonReport;
@@ -117,21 +112,8 @@ describe.concurrent('kguard apply --analysis (against a real Prometheus)', () =>
     }));
 
   it('restores the whole apply when the error ratio passes its threshold during the bake (exit 3), naming query, value, expectation and window', () =>
-    withPrometheus(async (sandboxed, prometheus) => {
-      const analysis = await sandboxed.write('analysis.yaml', analysisFile(prometheus.address, errorRatio()));
-      const file = await sandboxed.write('web.yaml', deploymentYaml('web', 'nginx:1.27'));
-      const run = await sandboxed.kguard([
-        'apply',
-        '-f',
-        file,
-        ...fast,
-        '--bake',
-        '6s',
-        '--analysis',
-        analysis,
-        '--junit',
-        'junit.xml',
-      ]);
+    withPrometheus(async ({ sandboxed, analysed }) => {
+      const run = await sandboxed.kguard(await analysed('nginx:1.27', '6s', errorRatio(), ['--junit', 'junit.xml']));
       expect(run.exitCode, run.output).toBe(3);
       const verdict = printed(run)
         .split('\n')
@@ -146,21 +128,8 @@ describe.concurrent('kguard apply --analysis (against a real Prometheus)', () =>
     }));
 
   it('restores a release twice as slow as the window before the apply, under the previous rule (exit 3)', () =>
-    withPrometheus(async (sandboxed, prometheus) => {
-      const analysis = await sandboxed.write('analysis.yaml', analysisFile(prometheus.address, latencyVsBefore()));
-      const file = await sandboxed.write('web.yaml', deploymentYaml('web', 'nginx:1.28'));
-      const run = await sandboxed.kguard([
-        'apply',
-        '-f',
-        file,
-        ...fast,
-        '--bake',
-        '2s',
-        '--analysis',
-        analysis,
-        '--output',
-        'json',
-      ]);
+    withPrometheus(async ({ sandboxed, analysed }) => {
+      const run = await sandboxed.kguard(await analysed('nginx:1.28', '2s', latencyVsBefore(), ['--output', 'json']));
       expect(run.exitCode, run.output).toBe(3);
       expect(printed(run)).toMatch(
         /analysis failed: metric latency: `avg_over_time\(app_latency_seconds\{job="app"\}\[3s\]\)` = 0\.2 for \{instance="127\.0\.0\.1:\d+",job="app"\}, expected ≤ 0\.1\d* \(0\.1\d* at the apply's moment, \+30% allowed\)/,
@@ -175,12 +144,10 @@ describe.concurrent('kguard apply --analysis (against a real Prometheus)', () =>
     }));
 
   it('treats no data as the file says: noData fail restores (exit 3)', () =>
-    withPrometheus(async (sandboxed, prometheus) => {
+    withPrometheus(async ({ sandboxed, analysed }) => {
       const queue =
         '  - name: queue\n    query: app_queue_depth\n    interval: 1s\n    count: 2\n    initialDelay: 2s\n    noData: fail\n    threshold: {max: 10}\n';
-      const analysis = await sandboxed.write('analysis.yaml', analysisFile(prometheus.address, queue));
-      const file = await sandboxed.write('web.yaml', deploymentYaml('web', 'nginx:1.29'));
-      const run = await sandboxed.kguard(['apply', '-f', file, ...fast, '--bake', '2s', '--analysis', analysis]);
+      const run = await sandboxed.kguard(await analysed('nginx:1.29', '2s', queue));
       expect(run.exitCode, run.output).toBe(3);
       expect(run.output).toMatch(
         /analysis failed: metric queue: `app_queue_depth` no data: the query returned no value \(noData: fail\), expected ≤ 10/,
@@ -191,31 +158,19 @@ describe.concurrent('kguard apply --analysis (against a real Prometheus)', () =>
   it(
     'ends inconclusive when Prometheus stops mid-bake: exit 4 naming the query, the release kept for a person, no credential printed',
     () =>
-      withPrometheus(async (sandboxed, prometheus) => {
+      withPrometheus(async ({ sandboxed, prometheus, analysed }) => {
         const token = 'prom-token-4f1c9e0b7d';
         // kguardProcess passes the test's environment on: the token reaches kguard by its name only.
         process.env.KGUARD_TEST_PROM_TOKEN = token;
-        const analysis = await sandboxed.write(
-          'analysis.yaml',
-          analysisFile(prometheus.address, errorRatio('1s', 10), '  bearerToken: {env: KGUARD_TEST_PROM_TOKEN}\n'),
+        const running = sandboxed.kguardProcess(
+          await analysed(
+            'nginx:1.26',
+            '10s',
+            errorRatio('1s', 10),
+            ['--events', 'events.ndjson', '--junit', 'junit.xml', '--output', 'json'],
+            '  bearerToken: {env: KGUARD_TEST_PROM_TOKEN}\n',
+          ),
         );
-        const file = await sandboxed.write('web.yaml', deploymentYaml('web', 'nginx:1.26'));
-        const running = sandboxed.kguardProcess([
-          'apply',
-          '-f',
-          file,
-          ...fast,
-          '--bake',
-          '10s',
-          '--analysis',
-          analysis,
-          '--events',
-          'events.ndjson',
-          '--junit',
-          'junit.xml',
-          '--output',
-          'json',
-        ]);
         // The first evaluation passed: Prometheus answered, with the token.
         const events = join(sandboxed.dir, 'events.ndjson');
         await eventually(
@@ -247,12 +202,10 @@ describe.concurrent('kguard apply --analysis (against a real Prometheus)', () =>
   );
 
   it('refuses a query Prometheus cannot parse before anything is applied (exit 1)', () =>
-    withPrometheus(async (sandboxed, prometheus) => {
+    withPrometheus(async ({ sandboxed, analysed }) => {
       const broken =
         '  - name: broken\n    query: sum(rate(app_requests_total[1m])\n    interval: 2s\n    threshold: {max: 1}\n';
-      const analysis = await sandboxed.write('analysis.yaml', analysisFile(prometheus.address, broken));
-      const file = await sandboxed.write('web.yaml', deploymentYaml('web', 'nginx:1.26'));
-      const run = await sandboxed.kguard(['apply', '-f', file, ...fast, '--bake', '2s', '--analysis', analysis]);
+      const run = await sandboxed.kguard(await analysed('nginx:1.26', '2s', broken));
       expect(run.exitCode, run.output).toBe(1);
       expect(run.output).toMatch(
         /--analysis .*analysis\.yaml: metric broken: Prometheus refuses its query `sum\(rate\(app_requests_total\[1m\]\)` \(bad_data: .*\)\. Nothing was applied/,

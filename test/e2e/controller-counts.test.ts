@@ -3,7 +3,7 @@
 // does (test/kube-sim/controllers/kubelet/node-ends.ts): the ReplicaSet replaces it, the ended pod
 // stays, and `kubectl rollout status` calls the rollout done.
 import { afterEach, describe, expect, it } from 'vitest';
-import { kubectl } from '../kube-sim/testing/kubectl.js';
+import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { eventually, sandbox, type Sandbox } from './harness.js';
 import { hpaYaml } from './manifests.js';
 
@@ -20,32 +20,15 @@ const fast = ['--poll-interval', '300ms', '--timeout', '60s'];
  * the node ends one new pod while the rollout still runs; `annotations` ask the kubelet for it.
  */
 function webYaml(image: string, annotations: Record<string, string> = {}, extra = ''): string {
-  const lines = Object.entries(annotations)
-    .map(([key, value]) => `        ${key}: ${JSON.stringify(value)}\n`)
-    .join('');
-  return `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  labels:
-    app: web
-spec:
-${extra}  replicas: 3
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-      annotations:
-        sim.kguard.dev/readiness-delay-seconds: "20"
-        sim.kguard.dev/run-seconds: "1"
-${lines}    spec:
-      containers:
-      - name: web
-        image: ${image}
-        ports:
+  return deploymentYaml('web', image, {
+    replicas: 3,
+    spec: extra,
+    annotations: {
+      'sim.kguard.dev/readiness-delay-seconds': '20',
+      'sim.kguard.dev/run-seconds': '1',
+      ...annotations,
+    },
+    containerLines: `        ports:
         - containerPort: 80
         readinessProbe:
           httpGet:
@@ -56,7 +39,8 @@ ${lines}    spec:
           requests:
             cpu: 100m
             memory: 128Mi
-`;
+`,
+  });
 }
 
 const podsOf = (sandboxed: Sandbox) => sandboxed.cluster.store.list('Pod', 'default');

@@ -41,6 +41,28 @@ const FLUX = 'fluxcd/pkg runtime/conditions: every condition carries observedGen
 const GATEWAY_API =
   'gateway-api apis/v1: metav1.Condition on the object, each route parent and listener, set by implementations (conformance)';
 
+/**
+ * The cases of one rule that judges several kinds: each kind (of the group at its index, or the one
+ * group) with Argo CD's testdata/healthy.yaml and testdata/<degraded>.
+ */
+function perKind(
+  groups: readonly string[],
+  kinds: readonly string[],
+  rule: string,
+  degraded: string,
+  alwaysNamesGeneration: string,
+): KindCase[] {
+  return kinds.map((kind, index) => {
+    const dir = `${groups[index] ?? groups[0]}/${kind}/testdata`;
+    return {
+      rule: `${rule} (${kind})`,
+      healthy: `${dir}/healthy.yaml`,
+      degraded: `${dir}/${degraded}`,
+      alwaysNamesGeneration,
+    };
+  });
+}
+
 const KINDS: readonly KindCase[] = [
   {
     rule: 'argoproj.io/Rollout',
@@ -68,18 +90,20 @@ const KINDS: readonly KindCase[] = [
     healthy: 'external-secrets.io/ExternalSecret/testdata/healthy.yaml',
     degraded: 'external-secrets.io/ExternalSecret/testdata/degraded.yaml',
   },
-  ...['kustomize.toolkit.fluxcd.io/Kustomization', 'helm.toolkit.fluxcd.io/HelmRelease'].map((kind) => ({
-    rule: `toolkit.fluxcd.io/Flux (${kind.split('/')[1]})`,
-    healthy: `${kind}/testdata/healthy.yaml`,
-    degraded: `${kind}/testdata/degraded.yaml`,
-    alwaysNamesGeneration: FLUX,
-  })),
-  ...['GitRepository', 'OCIRepository', 'HelmRepository', 'HelmChart', 'Bucket'].map((kind) => ({
-    rule: `toolkit.fluxcd.io/Flux (${kind})`,
-    healthy: `source.toolkit.fluxcd.io/${kind}/testdata/healthy.yaml`,
-    degraded: `source.toolkit.fluxcd.io/${kind}/testdata/degraded.yaml`,
-    alwaysNamesGeneration: FLUX,
-  })),
+  ...perKind(
+    ['kustomize.toolkit.fluxcd.io', 'helm.toolkit.fluxcd.io'],
+    ['Kustomization', 'HelmRelease'],
+    'toolkit.fluxcd.io/Flux',
+    'degraded.yaml',
+    FLUX,
+  ),
+  ...perKind(
+    ['source.toolkit.fluxcd.io'],
+    ['GitRepository', 'OCIRepository', 'HelmRepository', 'HelmChart', 'Bucket'],
+    'toolkit.fluxcd.io/Flux',
+    'degraded.yaml',
+    FLUX,
+  ),
   {
     // Argo CD's only Healthy case of _.upbound.io is a ProviderConfig (no status); its Degraded one
     // a managed resource (LastAsyncOperation False AsyncUpdateFailure).
@@ -102,12 +126,13 @@ const KINDS: readonly KindCase[] = [
     degraded: 'gateway.networking.k8s.io/Gateway/testdata/degraded_accepted.yaml',
     alwaysNamesGeneration: GATEWAY_API,
   },
-  ...['HTTPRoute', 'GRPCRoute'].map((kind) => ({
-    rule: `gateway.networking.k8s.io/Route (${kind})`,
-    healthy: `gateway.networking.k8s.io/${kind}/testdata/healthy.yaml`,
-    degraded: `gateway.networking.k8s.io/${kind}/testdata/degraded_accepted.yaml`,
-    alwaysNamesGeneration: GATEWAY_API,
-  })),
+  ...perKind(
+    ['gateway.networking.k8s.io'],
+    ['HTTPRoute', 'GRPCRoute'],
+    'gateway.networking.k8s.io/Route',
+    'degraded_accepted.yaml',
+    GATEWAY_API,
+  ),
   {
     rule: 'keda.sh/ScaledObject',
     healthy: 'keda.sh/ScaledObject/testdata/keda-healthy.yaml',

@@ -2,7 +2,7 @@
 // partial. Each case drives the real bin/kguard and the real kubectl against kube-sim with the
 // actor that plays the other writer (test/kube-sim/README.md, "A crowded cluster").
 import { afterEach, describe, expect, it } from 'vitest';
-import { kubectl } from '../kube-sim/testing/kubectl.js';
+import { deploymentYaml, gpuDeploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { eventually, sandbox, type Sandbox, untilWatching } from './harness.js';
 import { hpaYaml } from './manifests.js';
 
@@ -13,25 +13,7 @@ afterEach(async () => {
 });
 
 /** A Deployment as people write it when an HPA owns its size: no replicas in the manifest. */
-const scaledYaml = (image: string) => `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  labels:
-    app: web
-spec:
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-      containers:
-      - name: web
-        image: ${image}
-`;
+const scaledYaml = (image: string) => deploymentYaml('web', image, { replicas: null, containerLines: '' });
 
 const replicas = () => env!.cluster.store.get('Deployment', 'default', 'web')?.spec.replicas as number | undefined;
 
@@ -144,26 +126,7 @@ describe("the run's target is pinned", () => {
 });
 
 describe('a node autoscaler', () => {
-  const gpuYaml = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: trainer
-spec:
-  replicas: 1
-  selector:
-    matchLabels:
-      app: trainer
-  template:
-    metadata:
-      labels:
-        app: trainer
-    spec:
-      nodeSelector:
-        pool: gpu
-      containers:
-      - name: trainer
-        image: nginx:1.25
-`;
+  const gpuYaml = gpuDeploymentYaml(1);
 
   it.each(['cluster-autoscaler', 'karpenter'] as const)(
     'bringing a node (%s) turns "no node matches" into a wait: the rollout ends healthy, exit 0',

@@ -4,7 +4,7 @@
 // rule, exit 3); an Argo Rollout is judged by status.phase, as Argo CD's health check reads it.
 import { describe, expect, it } from 'vitest';
 import type { JsonReport } from '../../src/report/json.js';
-import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
+import { crdYaml, deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { kguardJson as applyJson, sandbox, type Sandbox } from './harness.js';
 import { sandboxFor } from './run-fixtures.js';
 
@@ -12,32 +12,6 @@ const fast = ['--poll-interval', '300ms', '--timeout', '30s'];
 
 let env: Sandbox;
 sandboxFor(sandbox, (fresh) => (env = fresh));
-
-function crdYaml(group: string, kind: string, plural: string): string {
-  return `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: ${plural}.${group}
-spec:
-  group: ${group}
-  scope: Namespaced
-  names:
-    kind: ${kind}
-    listKind: ${kind}List
-    plural: ${plural}
-    singular: ${kind.toLowerCase()}
-  versions:
-  - name: v1alpha1
-    served: true
-    storage: true
-    subresources:
-      status: {}
-    schema:
-      openAPIV3Schema:
-        type: object
-        x-kubernetes-preserve-unknown-fields: true
-`;
-}
 
 async function install(group: string, kind: string, plural: string): Promise<void> {
   expect((await kubectl(env.cluster, ['apply', '-f', '-'], crdYaml(group, kind, plural))).exitCode).toBe(0);

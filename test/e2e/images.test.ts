@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { kubectl } from '../kube-sim/testing/kubectl.js';
+import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
 import { freePort } from '../free-port.js';
 import { startRegistry, type TestRegistry } from '../images/registry-server.js';
 import { sandbox, type KguardRun, type Sandbox } from './harness.js';
@@ -46,26 +46,8 @@ data:
 }
 
 function deployment(image: string, pod: { pullSecret?: string; serviceAccount?: string } = {}): string {
-  return `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  labels:
-    app: web
-spec:
-  replicas: 2
-  selector:
-    matchLabels:
-      app: web
-  template:
-    metadata:
-      labels:
-        app: web
-    spec:
-${pod.serviceAccount ? `      serviceAccountName: ${pod.serviceAccount}\n` : ''}${pod.pullSecret ? `      imagePullSecrets:\n      - name: ${pod.pullSecret}\n` : ''}      containers:
-      - name: app
-        image: ${image}
-`;
+  const podSpec = `${pod.serviceAccount ? `      serviceAccountName: ${pod.serviceAccount}\n` : ''}${pod.pullSecret ? `      imagePullSecrets:\n      - name: ${pod.pullSecret}\n` : ''}`;
+  return deploymentYaml('web', image, { container: 'app', podSpec, containerLines: '' });
 }
 
 async function run(

@@ -33,6 +33,34 @@ function ingressYaml(name: string, ingressClass: string, annotations: Record<str
   return `apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: ${name}\n${meta ? `  annotations:\n${meta}` : ''}spec:\n  ingressClassName: ${ingressClass}\n  rules:\n  - host: ${name}.example.com\n    http:\n      paths:\n      - path: /\n        pathType: Prefix\n        backend:\n          service:\n            name: web\n            port:\n              number: 80\n`;
 }
 
+/** `kguard apply` of `yaml` (written as `<name>.yaml`) with a deadline of `timeout`, its report as JSON. */
+async function applyWithin(name: string, yaml: string, timeout: string) {
+  return env.kguard(['apply', '-f', await env.write(`${name}.yaml`, yaml), '--timeout', timeout, ...fast]);
+}
+
+/**
+ * What an object the apply created without a load-balancer address at its 2 s deadline is: failed,
+ * named with its cause and `kubectl describe` as the next step, and deleted by the restore (exit 3).
+ */
+function expectRestoredWithoutAddress(
+  run: { exitCode: number; stdout: string; stderr: string },
+  kind: 'Service' | 'Ingress',
+  name: string,
+): void {
+  const resource = kind.toLowerCase();
+  expect(run.exitCode, run.stderr).toBe(3);
+  expect(objectOf(run.stdout, kind, name)).toMatchObject({
+    change: 'created',
+    verdict: 'failed',
+    restore: { status: 'deleted' },
+  });
+  expect(run.stderr).toContain(
+    `${resource}/${name} (namespace default): the rollout cannot be reached from outside the cluster: NoLoadBalancerAddress (no load-balancer address after 2s: status.loadBalancer.ingress is still empty)`,
+  );
+  expect(run.stderr).toContain(`kubectl describe ${resource} ${name} -n default`);
+  expect(env.cluster.store.get(kind, 'default', name)).toBeUndefined();
+}
+
 const ingressClassesYaml = [
   'apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata:\n  name: sim\nspec:\n  controller: kube-sim.kguard.dev/ingress-controller\n',
   // Its controller never writes status (as Contour or Traefik by default): no Ingress of it has an address.
@@ -41,14 +69,11 @@ const ingressClassesYaml = [
 
 describe('a LoadBalancer Service', () => {
   it('is done once the cloud gives it an address (exit 0)', async () => {
-    const run = await env.kguard([
-      'apply',
-      '-f',
-      await env.write('web.yaml', `${deploymentYaml('web', 'nginx:1.25')}---\n${loadBalancerYaml('web')}`),
-      '--timeout',
+    const run = await applyWithin(
+      'web',
+      `${deploymentYaml('web', 'nginx:1.25')}---\n${loadBalancerYaml('web')}`,
       '60s',
-      ...fast,
-    ]);
+    );
     expect(run.exitCode, run.stderr).toBe(0);
     expect(objectOf(run.stdout, 'Service', 'web')).toMatchObject({ verdict: 'healthy' });
     expect(run.stderr).toMatch(
@@ -58,22 +83,12 @@ describe('a LoadBalancer Service', () => {
 
   it('with no address at its deadline fails, names the cause and the next step, and is restored (exit 3)', async () => {
     const never = loadBalancerYaml('web-public', { 'sim.kguard.dev/load-balancer': 'never' });
-    const run = await env.kguard(['apply', '-f', await env.write('never.yaml', never), '--timeout', '2s', ...fast]);
-    expect(run.exitCode, run.stderr).toBe(3);
-    expect(objectOf(run.stdout, 'Service', 'web-public')).toMatchObject({
-      change: 'created',
-      verdict: 'failed',
-      restore: { status: 'deleted' },
-    });
-    expect(run.stderr).toContain(
-      'service/web-public (namespace default): the rollout cannot be reached from outside the cluster: NoLoadBalancerAddress (no load-balancer address after 2s: status.loadBalancer.ingress is still empty)',
-    );
-    expect(run.stderr).toContain('kubectl describe service web-public -n default');
+    const run = await applyWithin('never', never, '2s');
+    expectRestoredWithoutAddress(run, 'Service', 'web-public');
     // The service controller's own words, read from the Service's events.
     expect(run.stderr).toContain(
       'event SyncLoadBalancerFailed: Error syncing load balancer: failed to ensure load balancer: the simulated cloud has no address to give',
     );
-    expect(env.cluster.store.get('Service', 'default', 'web-public')).toBeUndefined();
   });
 });
 
@@ -83,7 +98,7 @@ describe('a LoadBalancer Service of a loadBalancerClass no controller serves', (
       '  type: LoadBalancer\n',
       '  type: LoadBalancer\n  loadBalancerClass: example.com/internal\n',
     );
-    const run = await env.kguard(['apply', '-f', await env.write('classy.yaml', classy), '--timeout', '2s', ...fast]);
+    const run = await applyWithin('classy', classy, '2s');
     expect(run.exitCode, run.stderr).toBe(3);
     expect(objectOf(run.stdout, 'Service', 'web-internal')).toMatchObject({
       verdict: 'failed',
@@ -108,14 +123,7 @@ describe('an Ingress', () => {
   });
 
   it('of a class that reports addresses is done once it gets one (exit 0)', async () => {
-    const run = await env.kguard([
-      'apply',
-      '-f',
-      await env.write('shop.yaml', ingressYaml('shop', 'sim')),
-      '--timeout',
-      '60s',
-      ...fast,
-    ]);
+    const run = await applyWithin('shop', ingressYaml('shop', 'sim'), '60s');
     expect(run.exitCode, run.stderr).toBe(0);
     expect(objectOf(run.stdout, 'Ingress', 'shop')).toMatchObject({ tracked: true, verdict: 'healthy' });
     expect(run.stderr).toMatch(
@@ -125,29 +133,11 @@ describe('an Ingress', () => {
 
   it('of a class that reports addresses, with none at its deadline, fails and is restored (exit 3)', async () => {
     const stuck = ingressYaml('stuck', 'sim', { 'sim.kguard.dev/load-balancer': 'never' });
-    const run = await env.kguard(['apply', '-f', await env.write('stuck.yaml', stuck), '--timeout', '2s', ...fast]);
-    expect(run.exitCode, run.stderr).toBe(3);
-    expect(objectOf(run.stdout, 'Ingress', 'stuck')).toMatchObject({
-      change: 'created',
-      verdict: 'failed',
-      restore: { status: 'deleted' },
-    });
-    expect(run.stderr).toContain(
-      'ingress/stuck (namespace default): the rollout cannot be reached from outside the cluster: NoLoadBalancerAddress (no load-balancer address after 2s: status.loadBalancer.ingress is still empty)',
-    );
-    expect(run.stderr).toContain('kubectl describe ingress stuck -n default');
-    expect(env.cluster.store.get('Ingress', 'default', 'stuck')).toBeUndefined();
+    expectRestoredWithoutAddress(await applyWithin('stuck', stuck, '2s'), 'Ingress', 'stuck');
   });
 
   it('of a class that reports no address is judged applied (exit 0)', async () => {
-    const run = await env.kguard([
-      'apply',
-      '-f',
-      await env.write('quiet.yaml', ingressYaml('docs', 'quiet')),
-      '--timeout',
-      '60s',
-      ...fast,
-    ]);
+    const run = await applyWithin('quiet', ingressYaml('docs', 'quiet'), '60s');
     expect(run.exitCode, run.stderr).toBe(0);
     expect(objectOf(run.stdout, 'Ingress', 'docs')).toMatchObject({ verdict: 'healthy' });
     expect(run.stderr).toContain(

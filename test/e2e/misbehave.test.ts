@@ -256,6 +256,112 @@ describe('three CI retries at once after a kill -9 (10 times)', () => {
   }, 900_000);
 });
 
+/** `fast`, but a request may take 60 s: kubectl does not give up on a write the test holds (slowNext) first. */
+const heldWrites = ['--poll-interval', '300ms', '--timeout', '60s', '--request-timeout', '60s'];
+
+/** Who claimed `runId` on its journal Secret to restore it (restore/recovery/claim.ts), if anyone. */
+function claimerOf(runId: string): string | undefined {
+  return env.cluster.store
+    .list('Secret', 'default', 'kguard.dev/journal=v1')
+    .find((secret) => secret.metadata.labels?.['kguard.dev/run'] === runId)?.metadata.annotations?.[
+    'kguard.dev/recovering-by'
+  ];
+}
+
+describe('kguard rollback RUN and a CI retry at once, on the same dead run', () => {
+  it.each(['retry', 'rollback'] as const)(
+    'the %s claims it first and restores it; the other waits for it and says so; neither exits 4',
+    async (first) => {
+      await deployWeb(env);
+      const v3 = await env.write('v3.yaml', deploymentYaml('web', 'nginx:1.27'));
+      const dead = await liveRunOnWeb();
+      dead.child.kill('SIGKILL');
+      await dead.done;
+      // The first restore's write of web is held until the second kguard says it waits for the first.
+      env.cluster.faults.slowNext(60_000, 1, /^PUT [^?]*\/deployments\/web(\?|$)/);
+      const start = {
+        retry: () => kguardWith(['apply', '-f', v3, ...heldWrites, '--lock-timeout', '120s']),
+        rollback: () => kguardWith(['rollback', dead.runId]),
+      };
+      const firstOne = start[first]();
+      await eventually(() => (env.cluster.faults.held() > 0 ? true : undefined), 60_000);
+      // Its claim, on the dead run's journal Secret: its host and process (before: none by kguard rollback).
+      expect(claimerOf(dead.runId)).toMatch(/^\S+ \d+\b/);
+      const second = start[first === 'retry' ? 'rollback' : 'retry']();
+      let secondEnded = false;
+      void second.done.then(() => (secondEnded = true));
+      // Before: kguard rollback claimed nothing: with the retry first it restored web beside it (two
+      // restores; in other timings one took the other's write for someone else's change and exited 4),
+      // and with the rollback first the retry restored it beside it.
+      const waits =
+        first === 'retry'
+          ? `run ${dead.runId}: another kguard, `
+          : 'is restoring them from that journal: waiting for it';
+      await eventually(() => (secondEnded || second.output().includes(waits) ? true : undefined), 60_000);
+      env.cluster.faults.release();
+      const [a, b] = await Promise.all([firstOne.done, second.done]);
+      const [retry, rollback] = first === 'retry' ? [a, b] : [b, a];
+      const story = `retry:\n${retry.output}\nkguard rollback ${dead.runId}:\n${rollback.output}`;
+      expect([retry.exitCode, rollback.exitCode], story).toEqual([0, 0]);
+      expect(story).not.toContain('need a person');
+      const restores = [
+        ...(retry.output.match(/finished first: [1-9]\d* object\(s\) restored from its journal/g) ?? []),
+        ...(rollback.output.match(/kguard rollback \S+: [1-9]\d* object\(s\) restored/g) ?? []),
+      ];
+      expect(restores, story).toHaveLength(1);
+      if (first === 'retry') {
+        expect(rollback.output).toContain(`run ${dead.runId}: another kguard, `);
+        expect(rollback.output).toContain(`run ${dead.runId} was finished by another kguard, `);
+      } else {
+        expect(retry.output).toContain(`run ${dead.runId} finished first, by another kguard (`);
+      }
+      expect(env.imageOf('web')).toBe('nginx:1.27');
+      expect(journalRunIds()).toEqual([]);
+    },
+    180_000,
+  );
+});
+
+describe('a signal while a retry restores a dead run', () => {
+  it('SIGINT with its write of web in flight: exit 130, the restore said stopped part way with the dead run kept and its command; no ROLLBACK FAILED', async () => {
+    await deployWeb(env);
+    const v1 = peopleMadeObjects(env.cluster.store);
+    const dead = await liveRunOnWeb();
+    dead.child.kill('SIGKILL');
+    await dead.done;
+    // The restore's write of web is held: the signal comes while it is in flight.
+    env.cluster.faults.slowNext(60_000, 1, /^PUT [^?]*\/deployments\/web(\?|$)/);
+    const retry = kguardWith([
+      'apply',
+      '-f',
+      await env.write('v3.yaml', deploymentYaml('web', 'nginx:1.27')),
+      ...heldWrites,
+    ]);
+    await eventually(() => (env.cluster.faults.held() > 0 ? true : undefined), 60_000);
+    retry.child.kill('SIGINT');
+    const run = await retry.done;
+    expect(run.exitCode, run.output).toBe(130);
+    // Before: "ROLLBACK FAILED: Deployment web is not back as it was before the apply: the API
+    // server refused the pre-apply copy", for the kubectl kguard itself had killed.
+    expect(run.output).not.toContain('ROLLBACK FAILED');
+    expect(run.output).not.toContain('refused');
+    expect(run.output).toContain(
+      `interrupted by SIGINT while kguard restored run ${dead.runId} (it died: its process `,
+    );
+    expect(run.output).toContain(
+      `that restore stopped part way, and its journal is kept. Nothing was applied by this run. Next: kguard rollback ${dead.runId} finishes it`,
+    );
+    expect(journalRunIds()).toEqual([dead.runId]);
+    expect(env.imageOf('web')).not.toBe('nginx:1.27');
+    // The command it names finishes it, once the write in flight has ended (it may land).
+    env.cluster.faults.release();
+    const rollback = await kguardWith(['rollback', dead.runId]).done;
+    expect(rollback.exitCode, rollback.output).toBe(0);
+    expect(differencesFrom(v1, peopleMadeObjects(env.cluster.store))).toEqual([]);
+    expect(journalRunIds()).toEqual([]);
+  }, 180_000);
+});
+
 describe('kguard rollback of a stuck run (SIGSTOP): its Lease stands still', () => {
   it('asks it to stop, gets no answer, and restores it from its journal once its Lease has stood still for 120 s', async () => {
     await deployWeb(env);

@@ -23,6 +23,13 @@ async function cluster(): Promise<Sandbox> {
   return env;
 }
 
+/** The run ended with `exitCode` and said each of `lines`, with no write the API server refused (ROLLBACK FAILED). */
+function expectSaid(run: { exitCode: number; output: string }, exitCode: number, ...lines: string[]): void {
+  expect(run.exitCode, run.output).toBe(exitCode);
+  for (const line of lines) expect(run.output).toContain(line);
+  expect(run.output).not.toContain('ROLLBACK FAILED');
+}
+
 describe('an immutable ConfigMap', () => {
   it('that the apply made immutable is put back by delete and create of its pre-apply copy: exit 3, exactly as before', async () => {
     const sandboxed = await cluster();
@@ -38,14 +45,12 @@ describe('an immutable ConfigMap', () => {
       `${settingsYaml('slow', true)}---\n${deploymentYaml('web', MISSING)}`,
     );
     const run = await sandboxed.kguard(['apply', '-f', file, ...fast]);
-    expect(run.exitCode, run.output).toBe(3);
-    expect(run.output).toContain(
+    expectSaid(
+      run,
+      3,
       'configmap/settings (namespace default): if this apply fails, a restore puts it back by deleting it and creating its pre-apply copy: immutable: true cannot be undone by a write',
-    );
-    expect(run.output).toContain(
       'configmap/settings (namespace default): put back by deleting it and creating its pre-apply copy again (a new uid)',
     );
-    expect(run.output).not.toContain('ROLLBACK FAILED');
     const settings = sandboxed.cluster.store.get('ConfigMap', 'default', 'settings')!;
     expect(settings.data).toEqual({ mode: 'fast' });
     expect(settings['immutable']).toBeUndefined();
@@ -123,13 +128,13 @@ describe('a claim whose storage request grew', () => {
     const sandboxed = await boundClaim();
     const file = await sandboxed.write('next.yaml', `${claimYaml('2Gi')}---\n${deploymentYaml('web', MISSING)}`);
     const run = await sandboxed.kguard(['apply', '-f', file, ...fast]);
-    expect(run.exitCode, run.output).toBe(4);
-    expect(run.output).toContain('persistentvolumeclaim/data (namespace default): NOT restorable if this apply fails');
-    expect(run.output).toContain(
+    expectSaid(
+      run,
+      4,
+      'persistentvolumeclaim/data (namespace default): NOT restorable if this apply fails',
       'persistentvolumeclaim/data (namespace default): NOT restored: no write the API server takes puts it back (its storage request cannot go back from 2Gi to 1Gi',
+      'deployment/web (namespace default): put back as it was before the apply',
     );
-    expect(run.output).toContain('deployment/web (namespace default): put back as it was before the apply');
-    expect(run.output).not.toContain('ROLLBACK FAILED');
     expect(sandboxed.imageOf('web')).toBe('nginx:1.25');
     expect(
       sandboxed.cluster.store.get('PersistentVolumeClaim', 'default', 'data')?.spec.resources.requests.storage,
@@ -162,14 +167,12 @@ describe('a Job that had completed', () => {
     expect(complete.exitCode, complete.stderr).toBe(0);
     const file = await sandboxed.write('next.yaml', labelled(deploymentYaml('web', MISSING)));
     const run = await sandboxed.kguard(['apply', '-f', file, ...fast, '--', '--prune', '-l', 'team=shop']);
-    expect(run.exitCode, run.output).toBe(4);
-    expect(run.output).toContain(
+    expectSaid(
+      run,
+      4,
       'job/migrate (namespace default): NOT restorable if this apply fails: a restore will not create it again: it had completed before the apply',
-    );
-    expect(run.output).toContain(
       'job/migrate (namespace default): NOT created again: a Job that had finished is never run a second time by a restore',
     );
-    expect(run.output).not.toContain('ROLLBACK FAILED');
     expect(sandboxed.imageOf('web')).toBe('nginx:1.25');
     expect(sandboxed.cluster.store.get('Job', 'default', 'migrate')).toBeUndefined();
     expect(sandboxed.cluster.store.list('Pod', 'default', 'job-name=migrate')).toEqual([]);

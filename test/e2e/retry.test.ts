@@ -175,6 +175,38 @@ describe("an object over the API server's size limits", () => {
     // Before: kubectl's dry runs sent it to the API server first.
     expect(env.cluster.arrivals.slice(seen)).toEqual([]);
   });
+
+  it('a Secret with one value of 6 MiB on one line: the same refusal, its value counted as it streams (#45)', async () => {
+    // 6 MiB of base64 decode to 4.5 MiB, the size the API server counts for a Secret's data.
+    const value = 'QUJD'.repeat(1.5 * 1024 * 1024);
+    const file = await env.write(
+      'secret.yaml',
+      `apiVersion: v1\nkind: Secret\nmetadata:\n  name: huge\ndata:\n  blob: ${value}\n`,
+    );
+    const seen = env.cluster.arrivals.length;
+    const run = await env.kguard(['apply', '-f', file, ...fast]);
+    expect(run.exitCode, run.output).toBe(1);
+    expect(run.output).toContain(
+      `secret/huge in ${file}: its data holds ${Buffer.from(value, 'base64').length} bytes; the API server takes at most 1048576 (1 MiB) in a Secret`,
+    );
+    expect(run.output).toContain('nothing was applied and kubectl was not called');
+    expect(env.cluster.arrivals.slice(seen)).toEqual([]);
+  });
+
+  it('a JSON manifest of 5 MiB: the same refusal, read a byte at a time (#45)', async () => {
+    const data: Record<string, string> = {};
+    for (let index = 0; index < 50_000; index++) data[`key${index}`] = 'j'.repeat(100);
+    const text = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'json' }, data }, null, 2);
+    const file = await env.write('big.json', text);
+    const seen = env.cluster.arrivals.length;
+    const run = await env.kguard(['apply', '-f', file, ...fast]);
+    expect(run.exitCode, run.output).toBe(1);
+    expect(run.output).toContain(
+      `configmap/json in ${file}: its data holds 5000000 bytes; the API server takes at most 1048576 (1 MiB) in a ConfigMap`,
+    );
+    expect(run.output).toContain('nothing was applied and kubectl was not called');
+    expect(env.cluster.arrivals.slice(seen)).toEqual([]);
+  });
 });
 
 describe('what kguard is given', () => {

@@ -35,6 +35,28 @@ export async function deployWeb(env: Sandbox, yaml = deploymentYaml('web', 'ngin
   );
 }
 
+/**
+ * web at `image` (2 replicas) by a plain kubectl apply, once its rollout is done: the new generation
+ * observed, both replicas updated and available, no old one left.
+ */
+export async function webAt(env: Sandbox, image: string): Promise<void> {
+  const applied = await kubectl(env.cluster, ['apply', '-f', '-'], deploymentYaml('web', image));
+  expect(applied.exitCode, applied.stderr).toBe(0);
+  await eventually(() => {
+    const web = env.cluster.store.get('Deployment', 'default', 'web');
+    const status = web?.status as
+      | { observedGeneration?: number; updatedReplicas?: number; availableReplicas?: number; replicas?: number }
+      | undefined;
+    const done =
+      status &&
+      status.observedGeneration === web?.metadata.generation &&
+      status.updatedReplicas === 2 &&
+      status.availableReplicas === 2 &&
+      status.replicas === 2;
+    return done ? true : undefined;
+  }, 60_000);
+}
+
 /** A kguard run of web on THROTTLED (with `fast`), once it watches the rollout, which cannot finish: it holds web for as long as a test needs. */
 export async function slowRollout(env: Sandbox): Promise<ReturnType<Sandbox['kguardProcess']>> {
   const running = env.kguardProcess([

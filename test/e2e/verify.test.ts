@@ -4,8 +4,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JsonReport } from '../../src/report/json.js';
-import { deploymentYaml, kubectl } from '../kube-sim/testing/kubectl.js';
+import { deploymentYaml } from '../kube-sim/testing/kubectl.js';
 import { assertValidEventStream } from '../report/events-schema.js';
+import { webAt } from './run-fixtures.js';
 import { eventually, sandbox, type Sandbox, withSandbox } from './harness.js';
 import { stillRunning } from '../still-running.js';
 
@@ -37,24 +38,6 @@ function bakeWithChecks(sandboxed: Sandbox, file: string, check: string, bake: s
 async function webChange(sandboxed: Sandbox): Promise<string> {
   await webAt(sandboxed, 'nginx:1.25');
   return sandboxed.write('web-1.26.yaml', deploymentYaml('web', 'nginx:1.26'));
-}
-
-async function webAt(sandboxed: Sandbox, image: string): Promise<void> {
-  const applied = await kubectl(sandboxed.cluster, ['apply', '-f', '-'], deploymentYaml('web', image));
-  expect(applied.exitCode, applied.stderr).toBe(0);
-  await eventually(() => {
-    const web = sandboxed.cluster.store.get('Deployment', 'default', 'web');
-    const status = web?.status as
-      | { observedGeneration?: number; updatedReplicas?: number; availableReplicas?: number; replicas?: number }
-      | undefined;
-    const done =
-      status &&
-      status.observedGeneration === web?.metadata.generation &&
-      status.updatedReplicas === 2 &&
-      status.availableReplicas === 2 &&
-      status.replicas === 2;
-    return done ? true : undefined;
-  }, 60_000);
 }
 
 describe.concurrent('kguard apply --verify', () => {

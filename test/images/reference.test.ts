@@ -10,8 +10,8 @@ describe('parseReference', () => {
     ['index.docker.io/library/nginx', 'docker.io/library/nginx:latest'],
     ['localhost/app', 'localhost/app:latest'],
     ['127.0.0.1:5000/team/app:v1', '127.0.0.1:5000/team/app:v1'],
-    ['ghcr.io/org/app@sha256:' + 'a'.repeat(64), `ghcr.io/org/app@sha256:${'a'.repeat(64)}`],
-    ['quay.io/org/app:v1@sha256:' + 'b'.repeat(64), `quay.io/org/app@sha256:${'b'.repeat(64)}`],
+    [`ghcr.io/org/app@sha256:${'a'.repeat(64)}`, `ghcr.io/org/app@sha256:${'a'.repeat(64)}`],
+    [`quay.io/org/app:v1@sha256:${'b'.repeat(64)}`, `quay.io/org/app@sha256:${'b'.repeat(64)}`],
   ])('%s is %s', (image, normalized) => {
     const parsed = parseReference(image);
     expect(parsed.ok && parsed.image.normalized).toBe(normalized);

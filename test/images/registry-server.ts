@@ -2,11 +2,12 @@
 // server Docker Hub's own code grew from), on 127.0.0.1 with htpasswd (Basic) authentication,
 // started per test file in a temporary directory and stopped by its PID. Images are pushed with
 // the distribution API itself: two blobs (POST then PUT each), then a PUT of the manifest.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeRegistryConfig } from '../control-plane/registry.js';
 import { freePort } from '../free-port.js';
 
 export interface TestRegistry {
@@ -25,30 +26,8 @@ export async function startRegistry(
   const dir = await mkdtemp(join(tmpdir(), 'kguard-registry-'));
   const port = await freePort();
   const host = `127.0.0.1:${port}`;
-  // distribution's htpasswd access controller takes bcrypt entries only.
-  const htpasswd = execFileSync('htpasswd', ['-Bbn', credentials.username, credentials.password], { encoding: 'utf8' });
-  await writeFile(join(dir, 'htpasswd'), htpasswd);
-  await writeFile(
-    join(dir, 'config.yml'),
-    [
-      'version: 0.1',
-      'log:',
-      '  level: error',
-      '  accesslog:',
-      '    disabled: true',
-      'storage:',
-      '  filesystem:',
-      `    rootdirectory: ${join(dir, 'data')}`,
-      'http:',
-      `  addr: ${host}`,
-      'auth:',
-      '  htpasswd:',
-      '    realm: kguard-test-registry',
-      `    path: ${join(dir, 'htpasswd')}`,
-      '',
-    ].join('\n'),
-  );
-  const child: ChildProcess = spawn('docker-registry', ['serve', join(dir, 'config.yml')], {
+  const config = await writeRegistryConfig(dir, host, { realm: 'kguard-test-registry', credentials });
+  const child: ChildProcess = spawn('docker-registry', ['serve', config], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let said = '';

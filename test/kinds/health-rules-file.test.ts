@@ -1,29 +1,14 @@
-// --health-rules files: validated by schema/health-rules.schema.json (ajv); a bad file is an
-// InputError (exit 1) that names the file and the problem.
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ExitCode, InputError } from '../../src/errors.js';
+import { expectShippedSchema, refusalOf } from '../input-files.js';
 import { parseHealthRules } from '../../src/kinds/health/health-rules-file.js';
 import { HEALTH_RULES_SCHEMA } from '../../src/kinds/health/health-rules-schema.js';
 import { BUILT_IN_HEALTH_RULES } from '../../src/kinds/health/health-table.js';
 
-function refusal(text: string): string {
-  try {
-    parseHealthRules(text, 'rules.yaml');
-  } catch (error) {
-    expect(error).toBeInstanceOf(InputError);
-    expect((error as InputError).exitCode).toBe(ExitCode.InputError);
-    return (error as Error).message;
-  }
-  throw new Error('accepted');
-}
+const refusal = (text: string): string => refusalOf(() => parseHealthRules(text, 'rules.yaml'));
 
 describe('parseHealthRules', () => {
   it('the shipped schema file is the one kguard validates with', () => {
-    const shipped = JSON.parse(
-      readFileSync(new URL('../../schema/health-rules.schema.json', import.meta.url), 'utf8'),
-    ) as unknown;
-    expect(shipped).toEqual(JSON.parse(JSON.stringify(HEALTH_RULES_SCHEMA)));
+    expectShippedSchema('health-rules.schema.json', HEALTH_RULES_SCHEMA);
   });
 
   it('the built-in table follows the schema', () => {

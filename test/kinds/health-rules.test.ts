@@ -190,7 +190,7 @@ describe('choosing a rule', () => {
       BUILT_IN_HEALTH_RULES,
       problems,
     );
-    expect(row.runsPods).toBe(true);
+    expect(row.podSpecAt).toEqual(['spec', 'template', 'spec']);
     expect(problems).toEqual(['kguard.dev/health-rule: kguard judges Deployment by its own rules; ignored']);
   });
 });

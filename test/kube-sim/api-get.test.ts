@@ -35,23 +35,15 @@ beforeAll(async () => {
     type: 'Opaque',
     data: { key: 'dmFsdWU=' },
   });
-  store.create({
+  const podEvent = (name: string, uid: string, event: { reason: string; message?: string; type: string }) => ({
     apiVersion: 'v1',
     kind: 'Event',
-    metadata: { name: 'get-a.1', namespace: 'default' },
-    involvedObject: { kind: 'Pod', name: 'get-a', namespace: 'default', uid: 'u-1' },
-    reason: 'Pulled',
-    message: 'Successfully pulled image',
-    type: 'Normal',
+    metadata: { name: `${name}.1`, namespace: 'default' },
+    involvedObject: { kind: 'Pod', name, namespace: 'default', uid },
+    ...event,
   });
-  store.create({
-    apiVersion: 'v1',
-    kind: 'Event',
-    metadata: { name: 'get-b.1', namespace: 'default' },
-    involvedObject: { kind: 'Pod', name: 'get-b', namespace: 'default', uid: 'u-2' },
-    reason: 'Failed',
-    type: 'Warning',
-  });
+  store.create(podEvent('get-a', 'u-1', { reason: 'Pulled', message: 'Successfully pulled image', type: 'Normal' }));
+  store.create(podEvent('get-b', 'u-2', { reason: 'Failed', type: 'Warning' }));
 });
 
 afterAll(async () => {

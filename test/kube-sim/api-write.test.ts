@@ -3,7 +3,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from './cluster.js';
-import { deploymentYaml, kubectl } from './testing/kubectl.js';
+import { deploymentYaml, kubectl, kubectlPatch } from './testing/kubectl.js';
 
 let cluster: Cluster;
 
@@ -213,14 +213,13 @@ describe('kubectl apply', () => {
 
   it('refuses to change an existing Deployment selector', async () => {
     await kubectl(cluster, ['apply', '-f', '-'], deploymentYaml('immutable-web', 'nginx:1.25'));
-    const result = await kubectl(cluster, [
-      'patch',
+    const result = await kubectlPatch(
+      cluster,
       'deployment',
       'immutable-web',
-      '--type=merge',
-      '-p',
+      'merge',
       '{"spec":{"selector":{"matchLabels":{"app":"x"}},"template":{"metadata":{"labels":{"app":"x"}}}}}',
-    ]);
+    );
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain('spec.selector: Invalid value');
     expect(result.stderr).toContain('field is immutable');
@@ -339,44 +338,35 @@ describe('kubectl create, scale, patch, delete', () => {
   it('patches with strategic, merge and JSON patches and keeps status out of the main resource', async () => {
     await kubectl(cluster, ['apply', '-f', '-'], deploymentYaml('patch-web', 'nginx:1.25'));
     cluster.store.updateStatus({ ...storedDeployment('patch-web')!, status: { replicas: 2 } });
-    await kubectl(cluster, [
-      'patch',
+    await kubectlPatch(
+      cluster,
       'deploy',
       'patch-web',
-      '-p',
+      'strategic',
       '{"spec":{"template":{"spec":{"containers":[{"name":"patch-web","image":"nginx:2"}]}}}}',
-    ]);
-    await kubectl(cluster, [
-      'patch',
+    );
+    await kubectlPatch(
+      cluster,
       'deploy',
       'patch-web',
-      '--type=merge',
-      '-p',
+      'merge',
       '{"metadata":{"labels":{"extra":"yes"}},"status":{"replicas":99}}',
-    ]);
-    await kubectl(cluster, [
-      'patch',
-      'deploy',
-      'patch-web',
-      '--type=json',
-      '-p',
-      '[{"op":"replace","path":"/spec/replicas","value":3}]',
-    ]);
+    );
+    await kubectlPatch(cluster, 'deploy', 'patch-web', 'json', '[{"op":"replace","path":"/spec/replicas","value":3}]');
     const deployment = storedDeployment('patch-web')!;
     expect(deployment.spec.template.spec.containers[0]).toMatchObject({ image: 'nginx:2', env: [{ name: 'MODE' }] });
     expect(deployment.metadata.labels).toMatchObject({ extra: 'yes' });
     expect(deployment.spec.replicas).toBe(3);
     expect(deployment.status).toEqual({ replicas: 2 });
 
-    const statusPatch = await kubectl(cluster, [
-      'patch',
+    const statusPatch = await kubectlPatch(
+      cluster,
       'deploy',
       'patch-web',
-      '--subresource=status',
-      '--type=merge',
-      '-p',
+      'merge',
       '{"status":{"replicas":7}}',
-    ]);
+      '--subresource=status',
+    );
     expect(statusPatch.exitCode).toBe(0);
     expect(storedDeployment('patch-web')?.status).toEqual({ replicas: 7 });
   });

@@ -10,18 +10,17 @@ import { stopAfterEach } from './testing/test-steps.js';
 let cluster: Cluster | undefined;
 stopAfterEach(() => cluster);
 
+/** `kubectl wait` until the Widget CRD is Established, for at most `timeout`. */
+const untilEstablished = (on: Cluster, timeout: string) =>
+  kubectl(on, ['wait', '--for=condition=established', 'crd/widgets.example.com', `--timeout=${timeout}`]);
+
 describe('custom resources', () => {
   it("serves a CRD's kind once it is Established, and kubectl waits on its objects' conditions", async () => {
     cluster = await startCluster({ timeScale: 20 });
     expect((await kubectl(cluster, ['apply', '-f', '-'], WIDGET_CRD_YAML)).stdout).toBe(
       'customresourcedefinition.apiextensions.k8s.io/widgets.example.com created',
     );
-    const established = await kubectl(cluster, [
-      'wait',
-      '--for=condition=established',
-      'crd/widgets.example.com',
-      '--timeout=10s',
-    ]);
+    const established = await untilEstablished(cluster, '10s');
     expect(established.exitCode, established.stderr).toBe(0);
     const crd = cluster.store.get('CustomResourceDefinition', '', 'widgets.example.com')!;
     expect(crd.status.acceptedNames).toEqual({
@@ -64,10 +63,7 @@ describe('custom resources', () => {
   it('lists the status subresource in discovery; a "silent" object never gets a status, and reconcile-after delays the first one', async () => {
     cluster = await startCluster({ timeScale: 20 });
     expect((await kubectl(cluster, ['apply', '-f', '-'], WIDGET_CRD_YAML)).exitCode).toBe(0);
-    expect(
-      (await kubectl(cluster, ['wait', '--for=condition=established', 'crd/widgets.example.com', '--timeout=10s']))
-        .exitCode,
-    ).toBe(0);
+    expect((await untilEstablished(cluster, '10s')).exitCode).toBe(0);
     const discovery = JSON.parse((await kubectl(cluster, ['get', '--raw', '/apis/example.com/v1'])).stdout) as {
       resources: Array<{ name: string }>;
     };
@@ -120,12 +116,7 @@ ${widgetYaml('late', 1, 'true', { 'sim.kguard.dev/reconcile-after': '60' })}`,
       [],
     );
 
-    const established = await kubectl(cluster, [
-      'wait',
-      '--for=condition=established',
-      'crd/widgets.example.com',
-      '--timeout=20s',
-    ]);
+    const established = await untilEstablished(cluster, '20s');
     expect(established.exitCode, established.stderr).toBe(0);
     const served = await kubectl(cluster, ['get', '--raw', '/apis/example.com/v1']);
     expect(served.exitCode, served.stderr).toBe(0);

@@ -4,7 +4,8 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { download, proxyFor } from '../../src/manifests/download.js';
+import { proxyFor } from '../../src/http/proxy.js';
+import { download } from '../../src/manifests/download.js';
 
 const MANIFEST = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-behind-a-proxy\n';
 let target: Server;

@@ -8,17 +8,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { cgroupHierarchies } from '../control-plane/host-state.js';
+import { SHADOWED_SYSCTLS } from '../control-plane/node.js';
 
 export type HostSnapshot = Record<string, string[]>;
 
+// The ones a node shadows in its own namespace, and those only the host's own could change.
 const SYSCTLS = [
-  'vm/overcommit_memory',
-  'vm/panic_on_oom',
-  'kernel/panic',
-  'kernel/panic_on_oops',
-  'kernel/keys/root_maxkeys',
-  'kernel/keys/root_maxbytes',
-  'net/ipv4/ip_forward',
+  ...SHADOWED_SYSCTLS,
   'net/ipv4/conf/all/forwarding',
   'net/bridge/bridge-nf-call-iptables',
   'net/bridge/bridge-nf-call-ip6tables',

@@ -1,4 +1,5 @@
 import { PassThrough } from 'node:stream';
+import { verifyFailed } from './runs.js';
 import { describe, expect, it } from 'vitest';
 import { escapeData, GithubActionsReporter } from '../../src/report/ci/github.js';
 import { RecordingReporter } from '../fakes.js';
@@ -147,23 +148,15 @@ describe('GithubActionsReporter', () => {
     });
     const check = { type: 'command' as const, command: './smoke.sh' };
     reporter.emit({ kind: 'verify-started', check, during: 'verify', timeoutMs: 120_000 });
-    reporter.emit({
-      kind: 'verify-failed',
-      shown: 5,
-      outcome: {
-        check,
-        during: 'verify',
-        passed: false,
+    reporter.emit(
+      verifyFailed(check, {
         exitCode: 7,
         summary: 'exited with code 7',
-        timedOut: false,
         elapsedMs: 300,
         lines: ['HTTP 503'],
-        evidence: [],
-        logs: [],
         nextStep: 'fix the app',
-      },
-    });
+      }),
+    );
     reporter.emit({ kind: 'finished', outcome: 'rolled-back', exitCode: 3, failedWorkloads: 0, restored: true });
     reporter.close();
     expect(out.text()).toContain(

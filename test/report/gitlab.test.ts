@@ -1,3 +1,4 @@
+import { verifyFailed } from './runs.js';
 import { describe, expect, it } from 'vitest';
 import type { Diagnosis } from '../../src/model/findings.js';
 import type { Reporter, RunEvent } from '../../src/model/events.js';
@@ -67,21 +68,11 @@ describe('GitlabCiReporter', () => {
       { kind: 'healthy', workload: web, progress, elapsedMs: 1000 },
       { kind: 'verify-started', check, during: 'verify', timeoutMs: 120_000 },
       { kind: 'progress', workload: job, progress, waitingFor: 'waiting for the job to complete', phase: 'verify' },
-      {
-        kind: 'verify-failed',
-        shown: 5,
-        outcome: {
-          check,
-          during: 'verify',
-          passed: false,
-          summary: 'job/smoke-x2k4q (namespace shop) failed: cannot complete',
-          timedOut: false,
-          elapsedMs: 3000,
-          lines: [],
-          evidence: [],
-          logs: [],
-        },
-      },
+      verifyFailed(check, {
+        summary: 'job/smoke-x2k4q (namespace shop) failed: cannot complete',
+        elapsedMs: 3000,
+        lines: [],
+      }),
       { kind: 'verify-job-cleanup', job, action: 'deleted', commands: [] },
       { kind: 'restoring', objects: [web] },
     ]);

@@ -1,7 +1,9 @@
 // Run results shaped like the pipeline's, for the report builders' tests.
 import type { Finding } from '../../src/model/findings.js';
 import { WAITING_REASONS } from '../../src/classify/table.js';
+import type { RunEvent } from '../../src/model/events.js';
 import type { RunResult } from '../../src/model/result.js';
+import type { VerifyCheck } from '../../src/model/verify.js';
 import { withOutcome } from '../../src/run/apply/result.js';
 
 const pullFailure: Finding = {
@@ -166,3 +168,15 @@ export const cancelledRun: RunResult = withOutcome({
     },
   ],
 });
+
+/** A check of the verify phase that failed (5 lines shown): what it said, how long it took, its last lines. */
+export function verifyFailed(
+  check: VerifyCheck,
+  outcome: { summary: string; elapsedMs: number; lines: string[]; exitCode?: number; nextStep?: string },
+): Extract<RunEvent, { kind: 'verify-failed' }> {
+  return {
+    kind: 'verify-failed',
+    shown: 5,
+    outcome: { check, during: 'verify', passed: false, timedOut: false, evidence: [], logs: [], ...outcome },
+  };
+}

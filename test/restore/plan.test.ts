@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../../src/objects/model.js';
 import { manualRestore } from '../../src/restore/manual.js';
-import { roundOf, planRestore, restoreRounds } from '../../src/restore/plan.js';
+import type { RollbackMode } from '../../src/model/result.js';
+import { type PlannedObject, roundOf, planRestore, restoreRounds } from '../../src/restore/plan.js';
 import { deployment } from '../fixtures/load.js';
 import { planned } from './planned.js';
 
@@ -13,22 +14,44 @@ const configMap = (data: Record<string, string>, uid = 'cm-uid', rv = '10'): Kub
   metadata: { name: 'settings', namespace: 'shop', uid, resourceVersion: rv },
   data,
 });
+const crd: KubeObject = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'x.example.com', uid: 'crd' },
+};
+const widget: KubeObject = {
+  apiVersion: 'example.com/v1',
+  kind: 'Widget',
+  metadata: { name: 'w', namespace: 'shop', uid: 'w' },
+  spec: { size: 1 },
+};
+const job: KubeObject = {
+  apiVersion: 'batch/v1',
+  kind: 'Job',
+  metadata: { name: 'migrate', namespace: 'shop', uid: 'job' },
+};
+const changed = (object: KubeObject): KubeObject => ({
+  ...object,
+  metadata: { ...object.metadata, labels: { changed: 'yes' } },
+});
+/** The plan of a run with the usual options: --rollback all (or the mode given), created objects deleted. */
+const plan = (objects: readonly PlannedObject[], mode: RollbackMode = 'all') =>
+  planRestore(objects, mode, { keepCreated: false });
+/** Each round as `round: Kind action` lines, in order. */
+const roundsText = (rounds: ReturnType<typeof restoreRounds>) =>
+  rounds.map((round) => round.map((step) => `${roundOf(step)}: ${step.ref.kind} ${step.action}`));
 
 describe('planRestore', () => {
   it('plans nothing when nothing failed', () => {
-    expect(planRestore([planned(web, webApplied, 'healthy')], 'all', { keepCreated: false })).toEqual([]);
+    expect(plan([planned(web, webApplied, 'healthy')])).toEqual([]);
   });
 
   it('puts back every object the apply changed, configuration before workloads', () => {
     const failedWeb = { ...webApplied, spec: { ...(webApplied.spec as object), replicas: 5 } };
-    const steps = planRestore(
-      [
-        planned(web, failedWeb, 'failed'),
-        planned(configMap({ a: '1' }), configMap({ a: '2' }, 'cm-uid', '11'), 'applied'),
-      ],
-      'all',
-      { keepCreated: false },
-    );
+    const steps = plan([
+      planned(web, failedWeb, 'failed'),
+      planned(configMap({ a: '1' }), configMap({ a: '2' }, 'cm-uid', '11'), 'applied'),
+    ]);
     expect(steps.map((step) => [step.ref.kind, step.action])).toEqual([
       ['ConfigMap', 'put-back'],
       ['Deployment', 'put-back'],
@@ -58,25 +81,20 @@ describe('planRestore', () => {
   });
 
   it('leaves untouched an object the apply did not change', () => {
-    const steps = planRestore(
-      [
-        planned(web, { ...webApplied, spec: { replicas: 9 } }, 'failed'),
-        planned(configMap({ a: '1' }), configMap({ a: '1' }), 'applied'),
-      ],
-      'all',
-      { keepCreated: false },
-    );
+    const steps = plan([
+      planned(web, { ...webApplied, spec: { replicas: 9 } }, 'failed'),
+      planned(configMap({ a: '1' }), configMap({ a: '1' }), 'applied'),
+    ]);
     expect(steps.map((step) => step.ref.kind)).toEqual(['Deployment']);
   });
 
   it('restores only the failing objects with --rollback failed', () => {
-    const steps = planRestore(
+    const steps = plan(
       [
         planned(web, { ...webApplied, spec: { replicas: 9 } }, 'failed'),
         planned(configMap({ a: '1' }), configMap({ a: '2' }), 'applied'),
       ],
       'failed',
-      { keepCreated: false },
     );
     expect(steps.map((step) => [step.ref.kind, step.action, step.action === 'keep' ? step.reason : ''])).toEqual([
       ['ConfigMap', 'keep', 'not-failed'],
@@ -91,17 +109,11 @@ describe('planRestore', () => {
       metadata: { name: 'web', namespace: 'shop', uid: 'svc-uid' },
     };
     const created = { ...configMap({ a: '1' }, 'new-cm') };
-    const steps = planRestore(
-      [
-        planned(undefined, created, 'applied'),
-        planned(undefined, service, 'applied'),
-        planned(web, { ...webApplied, spec: {} }, 'failed'),
-      ],
-      'all',
-      {
-        keepCreated: false,
-      },
-    );
+    const steps = plan([
+      planned(undefined, created, 'applied'),
+      planned(undefined, service, 'applied'),
+      planned(web, { ...webApplied, spec: {} }, 'failed'),
+    ]);
     expect(steps.map((step) => [step.ref.kind, step.action])).toEqual([
       ['Deployment', 'put-back'],
       ['Service', 'delete'],
@@ -116,17 +128,8 @@ describe('planRestore', () => {
       kind: 'PersistentVolumeClaim',
       metadata: { name: 'data', namespace: 'shop', uid: 'pvc' },
     };
-    const crd: KubeObject = {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'x.example.com', uid: 'crd' },
-    };
     const failing = planned(undefined, webApplied, 'failed');
-    const steps = planRestore(
-      [planned(undefined, namespace), planned(undefined, pvc), planned(undefined, crd), failing],
-      'all',
-      { keepCreated: false },
-    );
+    const steps = plan([planned(undefined, namespace), planned(undefined, pvc), planned(undefined, crd), failing]);
     expect(steps.map((step) => (step.action === 'keep' ? step.reason : step.action))).toEqual([
       'delete',
       'protected-kind',
@@ -138,14 +141,10 @@ describe('planRestore', () => {
   });
 
   it('never writes an object someone else changed while kguard watched', () => {
-    const steps = planRestore(
-      [
-        planned(web, { ...webApplied, spec: {} }, 'conflict'),
-        planned(configMap({ a: '1' }), configMap({ a: '2' }), 'failed'),
-      ],
-      'all',
-      { keepCreated: false },
-    );
+    const steps = plan([
+      planned(web, { ...webApplied, spec: {} }, 'conflict'),
+      planned(configMap({ a: '1' }), configMap({ a: '2' }), 'failed'),
+    ]);
     expect(steps.map((step) => [step.ref.kind, step.action])).toEqual([
       ['ConfigMap', 'put-back'],
       ['Deployment', 'keep'],
@@ -158,47 +157,21 @@ describe('planRestore', () => {
       kind: 'Namespace',
       metadata: { name: 'shop', uid: 'ns', labels: { team: 'a' } },
     };
-    const crd: KubeObject = {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'x.example.com', uid: 'crd' },
-    };
-    const widget: KubeObject = {
-      apiVersion: 'example.com/v1',
-      kind: 'Widget',
-      metadata: { name: 'w', namespace: 'shop', uid: 'w' },
-      spec: { size: 1 },
-    };
-    const job: KubeObject = {
-      apiVersion: 'batch/v1',
-      kind: 'Job',
-      metadata: { name: 'migrate', namespace: 'shop', uid: 'job' },
-    };
     const service: KubeObject = {
       apiVersion: 'v1',
       kind: 'Service',
       metadata: { name: 'web', namespace: 'shop', uid: 'svc' },
     };
-    const changed = (object: KubeObject) => ({
-      ...object,
-      metadata: { ...object.metadata, labels: { changed: 'yes' } },
-    });
-    const steps = planRestore(
-      [
-        planned(web, changed(web), 'failed'),
-        planned(widget, changed(widget)),
-        planned(undefined, service),
-        planned(namespace, changed(namespace)),
-        planned(undefined, job),
-        planned(configMap({ a: '1' }), configMap({ a: '2' })),
-        planned(crd, changed(crd)),
-      ],
-      'all',
-      { keepCreated: false },
-    );
-    expect(
-      restoreRounds(steps).map((round) => round.map((step) => `${roundOf(step)}: ${step.ref.kind} ${step.action}`)),
-    ).toEqual([
+    const steps = plan([
+      planned(web, changed(web), 'failed'),
+      planned(widget, changed(widget)),
+      planned(undefined, service),
+      planned(namespace, changed(namespace)),
+      planned(undefined, job),
+      planned(configMap({ a: '1' }), configMap({ a: '2' })),
+      planned(crd, changed(crd)),
+    ]);
+    expect(roundsText(restoreRounds(steps))).toEqual([
       ['definitions: Namespace put-back', 'definitions: CustomResourceDefinition put-back'],
       ['configuration: Widget put-back', 'configuration: ConfigMap put-back'],
       ['workloads: Deployment put-back'],
@@ -210,36 +183,12 @@ describe('planRestore', () => {
   });
 
   it('undoes an apply made in phases the last phase first, each phase in its own order', () => {
-    const crd: KubeObject = {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'x.example.com', uid: 'crd' },
-    };
-    const widget: KubeObject = {
-      apiVersion: 'example.com/v1',
-      kind: 'Widget',
-      metadata: { name: 'w', namespace: 'shop', uid: 'w' },
-      spec: { size: 1 },
-    };
-    const job: KubeObject = {
-      apiVersion: 'batch/v1',
-      kind: 'Job',
-      metadata: { name: 'migrate', namespace: 'shop', uid: 'job' },
-    };
-    const changed = (object: KubeObject) => ({
-      ...object,
-      metadata: { ...object.metadata, labels: { changed: 'yes' } },
-    });
-    const steps = planRestore(
-      [
-        planned(crd, changed(crd)),
-        planned(undefined, job),
-        planned(web, changed(web), 'failed'),
-        planned(widget, changed(widget)),
-      ],
-      'all',
-      { keepCreated: false },
-    );
+    const steps = plan([
+      planned(crd, changed(crd)),
+      planned(undefined, job),
+      planned(web, changed(web), 'failed'),
+      planned(widget, changed(widget)),
+    ]);
     // The phases as run/apply/phases.ts numbers them: definitions 0, pre 1, main 2.
     const stages = new Map([
       ['apiextensions.k8s.io/CustomResourceDefinition//x.example.com', 0],
@@ -247,11 +196,7 @@ describe('planRestore', () => {
       ['apps/Deployment/shop/web', 2],
       ['example.com/Widget/shop/w', 2],
     ]);
-    expect(
-      restoreRounds(steps, stages).map((round) =>
-        round.map((step) => `${roundOf(step)}: ${step.ref.kind} ${step.action}`),
-      ),
-    ).toEqual([
+    expect(roundsText(restoreRounds(steps, stages))).toEqual([
       ['configuration: Widget put-back'],
       ['workloads: Deployment put-back'],
       ['delete workloads: Job delete'],
@@ -260,11 +205,10 @@ describe('planRestore', () => {
   });
 
   it('creates again an object the apply deleted (--prune)', () => {
-    const steps = planRestore(
-      [planned(configMap({ a: '1' }), undefined), planned(web, { ...webApplied, spec: {} }, 'failed')],
-      'all',
-      { keepCreated: false },
-    );
+    const steps = plan([
+      planned(configMap({ a: '1' }), undefined),
+      planned(web, { ...webApplied, spec: {} }, 'failed'),
+    ]);
     expect(steps[0]).toMatchObject({
       action: 'recreate',
       before: configMap({ a: '1' }),
@@ -274,9 +218,7 @@ describe('planRestore', () => {
   });
 
   it('with --rollback none keeps everything and says how to restore it by hand', () => {
-    const [step] = planRestore([planned(configMap({ a: '1' }), configMap({ a: '2' }), 'failed')], 'none', {
-      keepCreated: false,
-    });
+    const [step] = plan([planned(configMap({ a: '1' }), configMap({ a: '2' }), 'failed')], 'none');
     expect(step).toMatchObject({ action: 'keep', reason: 'no-rollback' });
     expect(
       manualRestore(step!).commands((args) => ['kubectl', ...args].join(' '), '/tmp/k/configmap-shop-settings.json'),

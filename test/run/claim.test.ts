@@ -1,9 +1,9 @@
-// One kguard at a time finishes a dead run (run/rollback/claim.ts): a conditional write on the
+// One kguard at a time finishes a dead run (restore/recovery/claim.ts): a conditional write on the
 // dead run's home journal Secret, which the API server lets through once (409 Conflict otherwise).
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/clock.js';
 import type { HolderProbe } from '../../src/journal/holder.js';
-import { claimerOf, claimRecovery, RECOVERING_BY_ANNOTATION } from '../../src/run/rollback/claim.js';
+import { claimerOf, claimRecovery, RECOVERING_BY_ANNOTATION } from '../../src/restore/recovery/claim.js';
 import type { WriteResult } from '../../src/kubectl/types.js';
 import type { KubeObject } from '../../src/objects/model.js';
 

@@ -1,31 +1,16 @@
-// --fleet files: validated by schema/fleet.schema.json (ajv); a bad file is an InputError (exit 1)
-// that names the file, the path in it and what is wrong, before anything is read from a cluster.
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ExitCode, InputError } from '../../src/errors.js';
+import { expectShippedSchema, refusalOf } from '../input-files.js';
 import { DEFAULTS } from '../../src/model/options.js';
 import { resolveApplyOptions } from '../../src/api/options.js';
 import { parseFleetFile } from '../../src/run/fleet/fleet-file.js';
 import { FLEET_SCHEMA } from '../../src/run/fleet/fleet-schema.js';
 import { clusterOptions } from '../../src/run/fleet/fleet.js';
 
-function refusal(text: string): string {
-  try {
-    parseFleetFile(text, 'fleet.yaml');
-  } catch (error) {
-    expect(error).toBeInstanceOf(InputError);
-    expect((error as InputError).exitCode).toBe(ExitCode.InputError);
-    return (error as Error).message;
-  }
-  throw new Error('accepted');
-}
+const refusal = (text: string): string => refusalOf(() => parseFleetFile(text, 'fleet.yaml'));
 
 describe('parseFleetFile', () => {
   it('the shipped schema file is the one kguard validates with', () => {
-    const shipped = JSON.parse(
-      readFileSync(new URL('../../schema/fleet.schema.json', import.meta.url), 'utf8'),
-    ) as unknown;
-    expect(shipped).toEqual(JSON.parse(JSON.stringify(FLEET_SCHEMA)));
+    expectShippedSchema('fleet.schema.json', FLEET_SCHEMA);
   });
 
   it("reads the issue's example: waves in order, a wave's parallel and bake", () => {

@@ -1,10 +1,10 @@
-// Which dead runs an apply finishes before it reads its own "before" (run/rollback/recover.ts).
+// Which dead runs an apply finishes before it reads its own "before" (restore/recovery/dead-runs.ts).
 import { describe, expect, it } from 'vitest';
 import type { Journal } from '../../src/journal/journal.js';
 import type { RunLiveness } from '../../src/journal/liveness.js';
 import type { ObjectRef } from '../../src/objects/model.js';
-import { deadRunsOn, expiredJournals, finishDeadRuns, lookAhead } from '../../src/run/rollback/recover.js';
-import type { RollbackDeps } from '../../src/run/rollback/rollback.js';
+import { deadRunsOn, expiredJournals, finishDeadRuns, lookAhead } from '../../src/restore/recovery/dead-runs.js';
+import type { RecoveryDeps } from '../../src/restore/recovery/from-journal.js';
 import type { RunRecord } from '../../src/journal/runs.js';
 
 const web: ObjectRef = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' };
@@ -91,8 +91,8 @@ describe('lookAhead', () => {
         listed.push(`${type} in ${namespace}`);
         return [];
       },
-    } as unknown as RollbackDeps['kubectl'];
-    const deps = { kubectl, probe: () => 'unknown' } as unknown as RollbackDeps;
+    } as unknown as RecoveryDeps['kubectl'];
+    const deps = { kubectl, probe: () => 'unknown' } as unknown as RecoveryDeps;
     return { listed, deps };
   }
 

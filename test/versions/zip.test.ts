@@ -4,6 +4,16 @@ import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { zipEntry } from './zip.js';
 
+/** A zip record of `size` bytes: its signature, then each field at its offset, 2 or 4 bytes little-endian, the rest 0. */
+function record(size: number, signature: number, fields: Array<[offset: number, width: 2 | 4, value: number]>): Buffer {
+  const bytes = Buffer.alloc(size);
+  bytes.writeUInt32LE(signature, 0);
+  for (const [offset, width, value] of fields)
+    if (width === 2) bytes.writeUInt16LE(value, offset);
+    else bytes.writeUInt32LE(value, offset);
+  return bytes;
+}
+
 /** A zip archive of the given files: each deflated (method 8) or stored (method 0). */
 function zipOf(files: Array<{ name: string; content: Buffer; deflate: boolean }>): Buffer {
   const locals: Buffer[] = [];
@@ -12,30 +22,32 @@ function zipOf(files: Array<{ name: string; content: Buffer; deflate: boolean }>
   for (const { name, content, deflate } of files) {
     const data = deflate ? deflateRawSync(content) : content;
     const nameBytes = Buffer.from(name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(deflate ? 8 : 0, 8);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(content.length, 22);
-    local.writeUInt16LE(nameBytes.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(deflate ? 8 : 0, 10);
-    central.writeUInt32LE(data.length, 20);
-    central.writeUInt32LE(content.length, 24);
-    central.writeUInt16LE(nameBytes.length, 28);
-    central.writeUInt32LE(offset, 42);
+    const method = deflate ? 8 : 0;
+    // The local file header, then the central directory's header of the same entry.
+    const local = record(30, 0x04034b50, [
+      [8, 2, method],
+      [18, 4, data.length],
+      [22, 4, content.length],
+      [26, 2, nameBytes.length],
+    ]);
+    const central = record(46, 0x02014b50, [
+      [10, 2, method],
+      [20, 4, data.length],
+      [24, 4, content.length],
+      [28, 2, nameBytes.length],
+      [42, 4, offset],
+    ]);
     locals.push(local, nameBytes, data);
     centrals.push(central, nameBytes);
     offset += local.length + nameBytes.length + data.length;
   }
   const directory = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(files.length, 8);
-  end.writeUInt16LE(files.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
+  const end = record(22, 0x06054b50, [
+    [8, 2, files.length],
+    [10, 2, files.length],
+    [12, 4, directory.length],
+    [16, 4, offset],
+  ]);
   return Buffer.concat([...locals, directory, end]);
 }
 

@@ -3,24 +3,20 @@
 // rollback restores, in every context, the fleet's run there, with the restore `kguard rollback`
 // uses (someone else's change wins); a context without the fleet's journal is left alone.
 import { ExitCode, InputError, KguardError } from '../../errors.js';
-import { formatDuration, parseDuration } from '../../duration.js';
 import { DEFAULTS } from '../../model/options.js';
 import type { Reporter } from '../../model/events.js';
 import { secretValuesOfObjects } from '../../report/safety/redact.js';
-import { sanitizeDeep, sanitizeText } from '../../report/safety/sanitize.js';
+import { sanitizeText } from '../../report/safety/sanitize.js';
 import { commandConnection } from '../connection.js';
 import { parseOutputMode } from '../options.js';
 import type { CommandContext } from '../session.js';
 import type { ContextRuns, FleetRestoreEnd } from '../../run/fleet/fleet-runs.js';
+import { lastWordWriter, rollbackDeadlineMs, type RunCommandOptions } from './run-command.js';
 
 /** The options of status and rollback that a fleet's commands read. */
-export interface FleetRunCommandOptions {
-  namespace?: string;
-  context?: string;
+export interface FleetRunCommandOptions extends RunCommandOptions {
+  /** status and rollback: a fleet's contexts (comma-separated). */
   contexts?: string;
-  kubeconfig?: string;
-  rollbackTimeout?: string;
-  output?: string;
   force?: boolean;
 }
 
@@ -35,17 +31,12 @@ export async function fleetRunCommand(
   try {
     session.json = parseOutputMode(raw.output ?? 'text') === 'json';
     const contexts = fleetContexts(command, fleetRunId, raw);
-    const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), '--rollback-timeout');
+    const deadlineMs = rollbackDeadlineMs(raw);
     const parts = await loadParts();
     const kubectlFor = contextKubectls(commandConnection(raw, session), session, parts, opened);
     const say = (error: unknown) =>
       sanitizeText(error instanceof Error ? error.message : String(error), session.redactor);
-    const write = (lines: string[], report: unknown) =>
-      process.stdout.write(
-        session.json
-          ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}\n`
-          : `${sanitizeText(lines.join('\n'), session.redactor)}\n`,
-      );
+    const write = lastWordWriter(session);
 
     const listings = await Promise.all(
       contexts.map(async (name): Promise<ContextRuns> => {
@@ -63,7 +54,7 @@ export async function fleetRunCommand(
 
     if (command === 'status') {
       session.finished = true;
-      write(parts.fleetRuns.fleetStatusLines(listings, new Date()), { contexts: statusReport(listings) });
+      write(parts.fleetRuns.fleetStatusLines(listings, new Date()).join('\n'), { contexts: statusReport(listings) });
       return listings.some((listing) => 'error' in listing) ? ExitCode.ClusterError : ExitCode.Success;
     }
 
@@ -91,7 +82,7 @@ export async function fleetRunCommand(
     session.finished = true;
     terminal.close();
     const exitCode = parts.fleetRuns.fleetRestoreExitCode(ends);
-    write(parts.fleetRuns.fleetRestoreLines(fleet, ends), { fleetRunId: fleet, exitCode, clusters: ends });
+    write(parts.fleetRuns.fleetRestoreLines(fleet, ends).join('\n'), { fleetRunId: fleet, exitCode, clusters: ends });
     return exitCode;
   } catch (error) {
     session.recorder?.close();

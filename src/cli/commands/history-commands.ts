@@ -1,22 +1,16 @@
 // `kguard history` and `kguard undo`: the successful runs kept in the cluster (--history), and
 // putting back the state from before one of them.
 import { ExitCode } from '../../errors.js';
-import { formatDuration, parseDuration } from '../../duration.js';
 import type { ListedRecord } from '../../journal/history-store.js';
 import { DEFAULTS } from '../../model/options.js';
 import { describeObject } from '../../objects/model.js';
 import { secretValuesOfObjects } from '../../report/safety/redact.js';
-import { sanitizeDeep, sanitizeText } from '../../report/safety/sanitize.js';
-import { commandConnection, commandKubectl } from '../connection.js';
+import { commandConnection } from '../connection.js';
 import { parseOutputMode } from '../options.js';
 import type { CommandContext } from '../session.js';
+import { lastWordWriter, recordedKubectl, rollbackDeadlineMs, type RunCommandOptions } from './run-command.js';
 
-export interface HistoryCommandOptions {
-  namespace?: string;
-  context?: string;
-  kubeconfig?: string;
-  output?: string;
-  rollbackTimeout?: string;
+export interface HistoryCommandOptions extends RunCommandOptions {
   dryRun?: boolean;
   verbose?: boolean;
   quiet?: boolean;
@@ -32,26 +26,17 @@ export async function historyCommand(
   let closeKubectl = () => undefined as void;
   try {
     session.json = parseOutputMode(raw.output ?? 'text') === 'json';
-    const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), '--rollback-timeout');
+    const deadlineMs = rollbackDeadlineMs(raw);
     const connectionArgs = commandConnection(raw, session);
-    const [{ RunRecorder }, { systemClock }, { joinParts, listHistory }, { runUndo }, { privateCopies }] =
-      await Promise.all([
-        import('../../report/recorder.js'),
-        import('../../clock.js'),
-        import('../../journal/history-store.js'),
-        import('../../run/undo/undo.js'),
-        import('../../restore/private-copies.js'),
-      ]);
-    const recorder = new RunRecorder(await context.makeReporter(session), session.redactor);
-    session.recorder = recorder;
-    const kubectl = await commandKubectl(connectionArgs, session, recorder, { watches: true });
+    const [{ systemClock }, { joinParts, listHistory }, { runUndo }, { privateCopies }] = await Promise.all([
+      import('../../clock.js'),
+      import('../../journal/history-store.js'),
+      import('../../run/undo/undo.js'),
+      import('../../restore/private-copies.js'),
+    ]);
+    const { recorder, kubectl } = await recordedKubectl(connectionArgs, context, { watches: true });
     closeKubectl = () => kubectl.close();
-    const write = (text: string, report: unknown) =>
-      process.stdout.write(
-        session.json
-          ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}\n`
-          : `${sanitizeText(text, session.redactor)}\n`,
-      );
+    const write = lastWordWriter(session);
 
     if (command === 'history') {
       const listed = joinParts(await listHistory(kubectl, raw.namespace));

@@ -1,24 +1,17 @@
 // `kguard status`, `rollback`, `unlock` and `forget`: the runs the cluster's journals and Leases
 // show, and finishing one that could not finish itself.
 import { ExitCode } from '../../errors.js';
-import { formatDuration, parseDuration } from '../../duration.js';
-import { DEFAULTS } from '../../model/options.js';
-import { sanitizeDeep, sanitizeText } from '../../report/safety/sanitize.js';
-import { commandConnection, commandKubectl } from '../connection.js';
+import type { RunRecorder } from '../../report/recorder.js';
+import { commandConnection, type commandKubectl } from '../connection.js';
 import { parseOutputMode, runLabelOf } from '../options.js';
 import type { CommandContext } from '../session.js';
+import type { FleetRunCommandOptions } from './fleet-run-commands.js';
+import { lastWordWriter, recordedKubectl, rollbackDeadlineMs } from './run-command.js';
 
 export type RunCommandName = 'status' | 'rollback' | 'unlock' | 'forget';
 
-export interface JournalCommandOptions {
-  namespace?: string;
-  context?: string;
-  /** status and rollback: a fleet's contexts (comma-separated). */
-  contexts?: string;
-  kubeconfig?: string;
-  rollbackTimeout?: string;
-  output?: string;
-  force?: boolean;
+/** Beside a fleet's options (`contexts`: status and rollback across a fleet's contexts). */
+export interface JournalCommandOptions extends FleetRunCommandOptions {
   /** rollback: the run started with this --run-label. */
   runLabel?: string;
   verbose?: boolean;
@@ -39,19 +32,12 @@ export async function journalCommand(
   let closeKubectl = () => undefined as void;
   try {
     session.json = parseOutputMode(raw.output ?? 'text') === 'json';
-    const deadlineMs = parseDuration(raw.rollbackTimeout ?? formatDuration(DEFAULTS.timeoutMs), '--rollback-timeout');
+    const deadlineMs = rollbackDeadlineMs(raw);
     const connectionArgs = commandConnection(raw, session);
     const parts = await loadParts();
-    const recorder = new parts.RunRecorder(await context.makeReporter(session), session.redactor);
-    session.recorder = recorder;
-    const kubectl = await commandKubectl(connectionArgs, session, recorder, { watches: false });
+    const { recorder, kubectl } = await recordedKubectl(connectionArgs, context, { watches: false });
     closeKubectl = () => kubectl.close();
-    const write = (text: string, report: unknown) =>
-      process.stdout.write(
-        session.json
-          ? `${JSON.stringify(sanitizeDeep(report, session.redactor), null, 2)}\n`
-          : `${sanitizeText(text, session.redactor)}\n`,
-      );
+    const write = lastWordWriter(session);
     const run: JournalRun = { parts, session, raw, kubectl, recorder, deadlineMs, write };
     if (command === 'rollback') return await rollbackRun(runId, run);
     const listed = await parts.runs.listRuns(kubectl, raw.namespace, Date.now(), parts.probeHolder);
@@ -68,7 +54,6 @@ export async function journalCommand(
 /** What the run commands use, loaded when one runs. */
 async function loadParts() {
   const [
-    { RunRecorder },
     { systemClock },
     { probeHolder },
     runs,
@@ -77,7 +62,6 @@ async function loadParts() {
     { releaseLeftLeases },
     { removeJournal },
   ] = await Promise.all([
-    import('../../report/recorder.js'),
     import('../../clock.js'),
     import('../../journal/holder.js'),
     import('../../journal/runs.js'),
@@ -87,7 +71,6 @@ async function loadParts() {
     import('../../journal/store.js'),
   ]);
   return {
-    RunRecorder,
     systemClock,
     probeHolder,
     runs,
@@ -107,7 +90,7 @@ interface JournalRun {
   session: CommandContext['session'];
   raw: JournalCommandOptions;
   kubectl: Awaited<ReturnType<typeof commandKubectl>>;
-  recorder: InstanceType<Parts['RunRecorder']>;
+  recorder: RunRecorder;
   deadlineMs: number;
   /** The text, or with --output json the report. */
   write(text: string, report: unknown): void;
@@ -129,7 +112,8 @@ async function rollbackRun(
   session.finished = true;
   const exitCode = result.needsPerson > 0 ? ExitCode.RollbackFailed : ExitCode.Success;
   if (result.nothing !== undefined) {
-    // Nothing left: no run of the label, or a live run that restored everything itself.
+    // Nothing left: no run of the label, a live run that restored everything itself, or another
+    // kguard (a retry of the run's apply) that restored it while this one waited for its claim.
     const text = result.stopped
       ? `kguard rollback ${result.runId}: the run stopped and restored what it changed itself; its journal is gone (exit 0)`
       : `kguard rollback: ${result.nothing} (exit 0)`;
@@ -138,6 +122,7 @@ async function rollbackRun(
       runId: result.runId || null,
       exitCode,
       stopped: result.stopped ?? null,
+      finishedBy: result.finishedBy ?? null,
       restored: 0,
       untouched: 0,
       needsPerson: 0,

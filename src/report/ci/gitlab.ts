@@ -69,6 +69,7 @@ const SECTION_OF: Record<RunEventKind, Section | 'phase' | undefined> = {
   'recovering-run': 'restore',
   'recovered-run': 'restore',
   'rollback-wait': 'restore',
+  'rollback-claimed': 'restore',
   'rollback-finished': 'restore',
   'stop-requested': 'restore',
   'stopping-run': 'restore',

@@ -1,5 +1,5 @@
 // How kguard says it lives through a run that died and an API server that went away (#29): a dead
-// run finished first (run/rollback/recover.ts), and one line per outage (track/outage.ts).
+// run finished first (restore/recovery/dead-runs.ts), and one line per outage (track/outage.ts).
 import type { RunEvent } from '../../model/events.js';
 
 type RecoveryEvent = Extract<RunEvent, { kind: 'poll-error' | 'poll-recovered' | 'recovering-run' | 'recovered-run' }>;

@@ -278,6 +278,10 @@ export const FORMATTERS: Formatters = {
     tone: 'info',
     text: `run ${event.runId} died during its apply: waiting ${Math.ceil(event.waitMs / 1000)}s (its request timeout) for a request it left in flight to end, then restoring`,
   }),
+  'rollback-claimed': (event) => ({
+    tone: 'info',
+    text: `run ${event.runId}: another kguard, ${event.by}, is restoring it from its journal (a retry of its apply finishes a dead run first): waiting for it, then restoring what it leaves`,
+  }),
   'stop-requested': (event) => ({
     tone: 'undo',
     text: `run ${event.runId}: ${event.by} asked it to stop (kguard rollback, ${event.at}): stopping; restoring what this apply changed (exit 130, as on SIGTERM)`,
@@ -341,6 +345,8 @@ const KEPT_TEXT: Record<Extract<RunEvent, { kind: 'restore-kept' }>['reason'], s
   gone: 'NOT restored: it was deleted or replaced by someone else after the apply. Inspect:',
   'cannot-restore': 'NOT restored: no write the API server takes puts it back',
   'finished-job': 'NOT created again: a Job that had finished is never run a second time by a restore',
+  inconclusive:
+    'left as applied: the analysis could not judge the release (--no-journal keeps no run for kguard rollback). If it should not stay, restore it by hand:',
 };
 
 const CHANGE_TEXT: Record<ChangedObject['change'], string> = {

@@ -2,6 +2,7 @@
 // bake → restore → result, then the history record and the journal's end. Nothing escapes here:
 // whatever breaks once the apply may have changed something is a failure of every changed object,
 // and the restore still runs (or the run ends with exit 4 and the commands that finish it).
+import { heldWorkloads } from '../../analysis/workloads.js';
 import { isChange } from '../../objects/compare.js';
 import type { RunJournal } from '../../journal/store.js';
 import type { ApplyOptions } from '../../model/options.js';
@@ -15,7 +16,7 @@ import { historyRecordsOf, keptInHistory, writeHistory, type HistoryContext } fr
 import { endJournal, rollbackCommand } from './journal-life.js';
 import { applyInPhases, failUnjudged, newPhasedApply, type PhaseContext, type PhasedApply } from './phases.js';
 import { restore } from './restore-step.js';
-import { verificationFailed, withOutcome } from './result.js';
+import { analysisInconclusive, verificationFailed, withOutcome } from './result.js';
 import { verifyAndBake } from './verify-step.js';
 
 export async function afterTheWrite(
@@ -52,14 +53,17 @@ export async function afterTheWrite(
       totalMs: deps.clock.now() - started.at,
       kubectlProcesses: deps.kubectl.spawned,
     });
-  // The apply's moment on the wall clock: --analysis compares the release with the window ending here.
-  const appliedAt = Date.now();
   const { objects, verification } = await applyAndJudge(context, state, options, deps, async (pending) =>
     verifyAndBake(
       pending,
       {
         runId,
-        appliedAt,
+        // --analysis compares the release with the window ending at its write (the main phase's).
+        appliedAt: state.releasedAt,
+        heldWorkloads: heldWorkloads(
+          plan.parts.flatMap((part) => part.understood?.refs ?? []),
+          understood.pruned,
+        ),
         namespace: home,
         target,
         jobs: guard.verifyJobs,
@@ -140,7 +144,11 @@ async function applyAndJudge(
   }
   await state.journalled;
   try {
-    await restore(state.objects, options, deps, verificationFailed(verification));
+    await restore(state.objects, options, deps, {
+      failedAsUnit: verificationFailed(verification),
+      // Without a journal, no `kguard rollback RUN` can finish it: each change is said with its commands.
+      inconclusive: analysisInconclusive(verification) && !context.journal,
+    });
   } catch (error) {
     deps.reporter.emit({ kind: 'internal-error', message: messageOf(error) });
     for (const object of state.objects.filter(isChange)) {

@@ -5,6 +5,7 @@
 //   the guard (guard.ts): leases, the pre-apply copies read again under them, the journal;
 //   after the first write (after-write.ts): apply phase by phase, detect, track, verify, restore,
 //     history; a signal here means restore.
+import { runPrometheusClient } from '../../analysis/prometheus.js';
 import { interruptible } from '../../clock.js';
 import { InterruptedError } from '../../errors.js';
 import { stopOnRequest } from '../../journal/stop.js';
@@ -23,7 +24,15 @@ export type { Deps };
 export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<RunResult> {
   // A signal, or a stop request on the run's Lease (kguard rollback from anywhere): the same cancellation.
   const stopping = stopOnRequest(rawDeps.signal, { poll: options.poll });
-  const deps = { ...rawDeps, signal: stopping.signal, clock: interruptible(rawDeps.clock, stopping.signal) };
+  // One Prometheus client for the run (--analysis): the query check and the analysis share it.
+  const prometheus =
+    rawDeps.prometheus ?? (options.analysis ? runPrometheusClient(options.analysis.prometheus) : undefined);
+  const deps = {
+    ...rawDeps,
+    prometheus,
+    signal: stopping.signal,
+    clock: interruptible(rawDeps.clock, stopping.signal),
+  };
   const started = { at: deps.clock.now(), iso: new Date().toISOString() };
   const holds: RunHolds = { release: [] };
   const ended = (result: RunResult) => {
@@ -68,6 +77,7 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
       ...holds.release.map((release) => release()),
       holds.inputs?.cleanup(),
       holds.plan?.cleanup(),
+      rawDeps.prometheus ? undefined : prometheus?.close(),
     ]);
     // Every kubectl process of the run is counted, the cleanup's included.
     if (result) result.kubectlProcesses = deps.kubectl.spawned;
@@ -76,7 +86,8 @@ export async function runApply(options: ApplyOptions, rawDeps: Deps): Promise<Ru
 
 /** A signal before the apply: whatever failed on the way (a stopped read), nothing was applied. */
 function beforeTheApply(error: unknown, signal: AbortSignal | undefined): unknown {
-  return signal?.aborted
+  // One that says more (a dead run's restore stopped part way: restore/recovery/dead-runs.ts) stands.
+  return signal?.aborted && !(error instanceof InterruptedError)
     ? new InterruptedError(`${cancelReason(signal)} before the apply: nothing was applied.`)
     : error;
 }

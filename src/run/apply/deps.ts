@@ -23,7 +23,10 @@ export interface Deps {
   probe?: HolderProbe;
   /** How registries are asked before the apply (images/registry.ts); tests pass their own. */
   registries?: (options: RegistryOptions) => Registries;
-  /** How --analysis asks Prometheus (analysis/prometheus.ts prometheusClient by default); tests pass their own. */
+  /**
+   * How --analysis asks Prometheus: the run's one client (runApply makes it, analysis/prometheus.ts
+   * runPrometheusClient, and closes it); tests pass their own.
+   */
   prometheus?: PrometheusClient;
   /** The wall clock the analysis reads for Prometheus's times (Date.now by default). */
   wallNow?: () => number;
@@ -44,4 +47,10 @@ export interface Deps {
 /** What cancelled the run, as the signal's abort says it: "interrupted by SIGINT", "stopped by kguard rollback (…)". */
 export function cancelReason(signal: AbortSignal): string {
   return typeof signal.reason === 'string' ? signal.reason : 'cancelled';
+}
+
+/** The run's Prometheus client: runApply gives one to every run with --analysis. */
+export function runPrometheus(deps: Pick<Deps, 'prometheus'>): PrometheusClient {
+  if (!deps.prometheus) throw new Error('kguard made no Prometheus client for this run, which has --analysis');
+  return deps.prometheus;
 }

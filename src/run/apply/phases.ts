@@ -33,6 +33,11 @@ export interface PhasedApply {
   /** What the apply changed could not be read: nothing is restored automatically. */
   unreadable?: Error;
   applyMs: number;
+  /**
+   * When the write that --analysis judges was made (wall clock, epoch ms): the main phase's kubectl
+   * apply (the one apply without phases), where the workloads change; the first phase's until then.
+   */
+  releasedAt?: number;
   /** The journal's last update: the restore waits for it. */
   journalled: Promise<unknown>;
 }
@@ -101,6 +106,7 @@ export async function applyInPhases(
     if (stage.phase)
       deps.reporter.emit({ kind: 'phase', phase: stage.phase, number: number + 1, of: stages.length, objects: refs });
     const applyStartedAt = deps.clock.now();
+    if (state.releasedAt === undefined || stage.phase === 'main') state.releasedAt = (deps.wallNow ?? Date.now)();
     const request = requestOf(stage.parts);
     const { applied, applyError } = await applyManifests(
       () => context.held?.release() ?? deps.kubectl.apply(request),

@@ -8,7 +8,16 @@ import type { PendingObject } from './changes.js';
 import type { Deps } from './deps.js';
 import { trackOptionsFor } from './track-options.js';
 
-export async function restore(objects: PendingObject[], options: ApplyOptions, deps: Deps, failedAsUnit = false) {
+/**
+ * `failedAsUnit`: a check, the bake or the analysis failed. `inconclusive`: the analysis could not
+ * judge, and no journal keeps the run: every change is kept with the commands that undo it.
+ */
+export async function restore(
+  objects: PendingObject[],
+  options: ApplyOptions,
+  deps: Deps,
+  { failedAsUnit = false, inconclusive = false }: { failedAsUnit?: boolean; inconclusive?: boolean } = {},
+) {
   const { steps, results } = await restoreObjects(
     objects.map((object) => ({
       ref: object.ref,
@@ -20,6 +29,7 @@ export async function restore(objects: PendingObject[], options: ApplyOptions, d
       keepCreated: options.keepCreated,
       cancelled: deps.signal?.aborted,
       failedAsUnit,
+      inconclusive,
       deadlineMs: options.rollbackTimeoutMs,
       stages: new Map(
         objects.flatMap((object) =>

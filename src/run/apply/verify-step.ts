@@ -24,13 +24,13 @@ import { BUILT_IN_HEALTH_RULES } from '../../kinds/health/health-table.js';
 import type { HealthRule } from '../../model/health-rules.js';
 import { bake, type BakeTarget } from '../../verify/bake.js';
 import { analysisSpanMs, startAnalysis, type RunningAnalysis } from '../../analysis/run.js';
-import { prometheusClient } from '../../analysis/prometheus.js';
+import { analysisWorkloads } from '../../analysis/workloads.js';
 import type { AnalysisFacts } from '../../model/analysis.js';
 import { runVerifyCommand } from '../../verify/command.js';
 import { runVerifyJob } from '../../verify/job.js';
 import type { PreparedJob } from '../../verify/job-manifest.js';
 import { beforeOf, type PendingObject } from './changes.js';
-import type { Deps } from './deps.js';
+import { runPrometheus, type Deps } from './deps.js';
 
 export interface VerifyContext {
   runId: string;
@@ -41,8 +41,13 @@ export interface VerifyContext {
   jobs: readonly PreparedJob[];
   /** The run as it stands, for KGUARD_REPORT. */
   resultSoFar(verification: Verification): RunResult;
-  /** When the apply was made (epoch ms), for --analysis's `previous` rule; else told from the verdicts' times. */
+  /**
+   * When the write the analysis judges was made (epoch ms: the main phase's apply, or the one
+   * apply), for --analysis's `previous` rule and {{ appliedAt }}; else told from the verdicts' times.
+   */
   appliedAt?: number;
+  /** The workloads the apply holds (analysis/workloads.ts): {{ workloads }} when it changed none. */
+  heldWorkloads?: readonly string[];
 }
 
 /** What the analysis needs besides the run's deps: tests give their own Prometheus and wall clock. */
@@ -120,33 +125,29 @@ export async function verifyAndBake(
     }
     if (deps.signal?.aborted) return verification;
     const analysis = options.analysis ? analysisStarter(objects, context, appliedAt, options, deps) : undefined;
-    try {
-      if (options.bakeMs > 0) {
-        // The bake lasts until the analysis's last evaluation too.
-        const durationMs = Math.max(options.bakeMs, options.analysis ? analysisSpanMs(options.analysis) : 0);
-        const running = analysis?.start(durationMs, false);
-        const { outcome, verdicts } = await bake(
-          bakeTargets(objects, mergeHealthRules(BUILT_IN_HEALTH_RULES, options.healthRules)),
-          {
-            durationMs,
-            pollIntervalMs: options.pollIntervalMs,
-            watch: !options.poll,
-            logLines: options.logLines,
-            verifyIntervalMs: options.verifyIntervalMs,
-          },
-          deps,
-          () => commands('bake'),
-          running,
-        );
-        verification.bake = outcome;
-        if (running) verification.analysis = await running.ended;
-        for (const object of objects) object.verdict = verdicts.get(objectKey(object.ref)) ?? object.verdict;
-      } else if (analysis) {
-        // No bake: each metric once, now.
-        verification.analysis = await analysis.start(0, true).ended;
-      }
-    } finally {
-      await analysis?.close();
+    if (options.bakeMs > 0) {
+      // The bake lasts until the analysis's last evaluation too.
+      const durationMs = Math.max(options.bakeMs, options.analysis ? analysisSpanMs(options.analysis) : 0);
+      const running = analysis?.start(durationMs, false);
+      const { outcome, verdicts } = await bake(
+        bakeTargets(objects, mergeHealthRules(BUILT_IN_HEALTH_RULES, options.healthRules)),
+        {
+          durationMs,
+          pollIntervalMs: options.pollIntervalMs,
+          watch: !options.poll,
+          logLines: options.logLines,
+          verifyIntervalMs: options.verifyIntervalMs,
+        },
+        deps,
+        () => commands('bake'),
+        running,
+      );
+      verification.bake = outcome;
+      if (running) verification.analysis = await running.ended;
+      for (const object of objects) object.verdict = verdicts.get(objectKey(object.ref)) ?? object.verdict;
+    } else if (analysis) {
+      // No bake: each metric once, now.
+      verification.analysis = await analysis.start(0, true).ended;
     }
     return verification;
   } finally {
@@ -154,26 +155,26 @@ export async function verifyAndBake(
   }
 }
 
-/** The analysis of this run: its facts (namespace, changed workloads, the apply's moment) and its Prometheus. */
+/** The analysis of this run: its facts (namespace, workloads, the apply's moment), through the run's Prometheus client. */
 function analysisStarter(
   objects: readonly PendingObject[],
   context: VerifyContext,
   appliedAt: number,
   options: ApplyOptions,
   deps: VerifyDeps,
-): { start(durationMs: number, once: boolean): RunningAnalysis; close(): Promise<void> } {
+): { start(durationMs: number, once: boolean): RunningAnalysis } {
   const config = options.analysis!;
-  const prometheus = deps.prometheus ?? prometheusClient(config.prometheus);
+  const changed = objects.filter((object) => object.tracked && isChange(object)).map((object) => object.ref.name);
   const facts: AnalysisFacts = {
     runId: context.runId,
     namespace: context.namespace,
-    workloads: objects.filter((object) => object.tracked && isChange(object)).map((object) => object.ref.name),
+    workloads: analysisWorkloads(changed, context.heldWorkloads ?? []),
     appliedAt,
   };
+  const prometheus = runPrometheus(deps);
   return {
     start: (durationMs, once) =>
       startAnalysis(config, facts, { durationMs, once }, { ...deps, prometheus, wallNow: deps.wallNow ?? Date.now }),
-    close: () => (deps.prometheus ? Promise.resolve() : prometheus.close()),
   };
 }
 

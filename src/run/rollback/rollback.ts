@@ -1,58 +1,27 @@
-// `kguard rollback [RUN]` and `kguard status`: finish a run that could not finish itself (killed,
-// or it needed a person), from its journal in the cluster. The same restore as an apply's, with
-// the same rule: someone else's change wins.
-import type { ObjectChange } from '../../model/result.js';
-import { InputError } from '../../errors.js';
-import { isChangeKind } from '../../objects/compare.js';
-import type { Clock } from '../../clock.js';
-import type { Kubectl } from '../../kubectl/types.js';
-import type { Journal } from '../../journal/journal.js';
-import { changesNow } from '../../journal/journalled.js';
-import { leaseNamespace } from '../../journal/lease.js';
-import { releaseLeftLeases } from '../../journal/leases.js';
-import { removeJournal } from '../../journal/store.js';
-import { removeHistoryOf } from '../../journal/history-store.js';
-import type { HolderProbe } from '../../journal/holder.js';
-import type { RunLiveness } from '../../journal/liveness.js';
-import { DEFAULTS } from '../../model/options.js';
+// `kguard rollback [RUN]`: finish a run that could not finish itself (killed, or it needed a
+// person), from its journal in the cluster: pick it, ask it to stop while it lives, restore it
+// (restore/recovery/: the same restore as an apply's, with the same rule: someone else's change wins).
+import { journalName } from '../../journal/journal.js';
 import { listRuns, pickRun, type RunRecord } from '../../journal/runs.js';
+import { restoreFromJournal, type RecoveryDeps, type RunRestored } from '../../restore/recovery/from-journal.js';
+import { claimRun } from '../../restore/recovery/claim.js';
 import { stopLiveRun } from './stop-live.js';
-import { objectKey, typeArg } from '../../objects/model.js';
-import { restoreObjects } from '../../restore/entry.js';
-import { writtenBack } from '../../restore/written-back.js';
-import type { RestoreDeps } from '../../restore/context.js';
-import type { RestoreResult } from '../../model/result.js';
-import type { Reporter } from '../../model/events.js';
 
-export interface RollbackDeps {
-  kubectl: Kubectl;
-  clock: Clock;
-  reporter: Reporter;
-  keepCopy: RestoreDeps['keepCopy'];
-  probe: HolderProbe;
-}
+export type RollbackDeps = RecoveryDeps;
 
-export interface RollbackResult {
-  runId: string;
-  /** Objects written back, deleted or created again. */
-  restored: number;
-  /** Objects already as they were before the run. */
-  untouched: number;
-  /** Objects a person must look at (someone else's change, a refused write). */
-  needsPerson: number;
-  results: Map<string, RestoreResult>;
+export interface RollbackResult extends RunRestored {
   /** The run was live and was asked to stop: it restored itself (answered), or was restored here once dead. */
   stopped?: 'answered' | 'dead';
   /** Nothing to do: no unfinished run has this --run-label (it finished, or restored itself). */
   nothing?: string;
+  /** Another kguard (host and pid: a retry of the run's apply) finished the run while this one waited. */
+  finishedBy?: string;
 }
 
 /**
- * Restores a run that could not finish itself, from its journal: the one named, or the only
- * unfinished run that is not alive. A live run is refused unless `force` (runs.ts). A run that
- * died during its apply may have left a request in flight: it can land up to the run's request
- * timeout after the death, so the restore waits that out first, and reads the objects again
- * after it before calling the run restored.
+ * Restores a run that could not finish itself, from its journal (restore/recovery/from-journal.ts):
+ * the one named, or the only unfinished run that is not alive. A live run is asked to stop
+ * (stop-live.ts), or restored as it runs with `force` (runs.ts).
  */
 export async function runRollback(
   options: { runId?: string; runLabel?: string; namespace?: string; deadlineMs: number; force?: boolean },
@@ -75,70 +44,20 @@ export async function runRollback(
     if (!after) return { ...nothingToDo(''), runId: run.runId, stopped };
     run = after;
   }
-  const journal = run.journal!;
-  // A journal is restored whole: a Secret of it that could not be read holds objects this would leave as they are.
-  if (run.missing.length > 0 && !options.force) {
-    throw new InputError(
-      `kguard cannot read the whole journal of run ${run.runId}: its Secrets in namespace ${run.missing.join(', ')} are missing or unreadable, so some objects of the run would be left as they are. Next: run kguard rollback ${run.runId} with credentials that may read Secrets there, or add --force to restore what the rest of the journal holds (the journal then stays).`,
-    );
-  }
-  await waitOutTheApply(journal, run.liveness, deps);
-  const { changes } = await changesNow(journal, deps);
-  const { results } = await restoreObjects(
-    changes,
-    {
-      mode: 'all',
-      keepCreated: false,
-      wholeRun: true,
-      deadlineMs: options.deadlineMs,
-      stages: new Map(
-        journal.objects.flatMap((entry) =>
-          entry.stage === undefined ? [] : [[objectKey(entry.ref), entry.stage] as const],
-        ),
+  // One kguard at a time restores a run (restore/recovery/claim.ts): a retry of its apply that is
+  // restoring it already is waited for, and one that comes later waits for this command.
+  const claimed = await claimTheRun(run, options, deps);
+  if ('finishedBy' in claimed)
+    return {
+      ...nothingToDo(
+        `run ${run.runId} was finished by ${claimed.finishedBy === ANOTHER ? ANOTHER : `another kguard, ${claimed.finishedBy},`} while this one waited: it restored the run from its journal and removed it; nothing is left to roll back`,
       ),
-    },
-    deps,
-  );
-  // Read again: a late write (of a run that was not quite dead) would show here, not be called restored.
-  const late = (await changesNow(journal, deps)).changes.filter(({ ref, change }) => {
-    const status = results.get(objectKey(ref))?.status;
-    return isChangeKind(change.change) && !ownersMovedOnly(change) && status !== 'kept' && status !== 'failed';
-  });
-  for (const { ref } of late) {
-    results.set(objectKey(ref), {
-      status: 'failed',
-      reason:
-        'it changed again after the restore (a late write of the run, or someone else): look at it, then kguard rollback again',
-      commands: [
-        deps.kubectl.commandLine([
-          'get',
-          typeArg(ref),
-          ...(ref.namespace ? ['-n', ref.namespace] : []),
-          ref.name,
-          '-o',
-          'yaml',
-        ]),
-      ],
-    });
-  }
-  const needsPerson = [...results.values()].filter((result) => !writtenBack(result)).length;
-  if (needsPerson === 0) {
-    // Nothing is left to do: the journal and the run's leases go.
-    if (run.missing.length === 0) await removeJournal(deps.kubectl, run.secrets, options.deadlineMs);
-    // A healthy run of a fleet kept a history record; undone, it is no run for `kguard undo` to offer.
-    await Promise.all([
-      releaseLeasesOf(journal, options.deadlineMs, deps),
-      removeHistoryOf(deps.kubectl, journal.runId, options.deadlineMs).catch(() => undefined),
-    ]);
-  }
-  return {
-    runId: journal.runId,
-    ...(stopped ? { stopped } : {}),
-    restored: [...results.values()].filter(writtenBack).length,
-    untouched: changes.filter(({ change }) => !isChangeKind(change.change)).length,
-    needsPerson,
-    results,
-  };
+      runId: run.runId,
+      finishedBy: claimed.finishedBy,
+      ...(stopped ? { stopped } : {}),
+    };
+  const restored = await restoreFromJournal(claimed.run, options, deps);
+  return { ...restored, ...(stopped ? { stopped } : {}) };
 }
 
 /** The unfinished runs whose journal carries `label` (--run-label). */
@@ -150,40 +69,31 @@ function nothingToDo(nothing: string): RollbackResult {
   return { runId: '', restored: 0, untouched: 0, needsPerson: 0, results: new Map(), nothing };
 }
 
-/** The grace a request gets beyond its timeout= before the API server has surely answered it. */
-const LANDING_MARGIN_MS = 2_000;
-
-/** A run killed during its apply: wait until any request it had in flight has ended. */
-async function waitOutTheApply(journal: Journal, liveness: RunLiveness, deps: RollbackDeps): Promise<void> {
-  if (journal.state !== 'applying') return;
-  const diedBy = liveness.state === 'dead' ? liveness.diedBy : Date.now();
-  const until = diedBy + (journal.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs) + LANDING_MARGIN_MS;
-  const waitMs = until - Date.now();
-  if (waitMs <= 0) return;
-  deps.reporter.emit({ kind: 'rollback-wait', runId: journal.runId, waitMs });
-  await deps.clock.sleep(waitMs);
-}
-
-/** The leases a killed run left, in each namespace it touched: only those it still holds. */
-async function releaseLeasesOf(journal: Journal, deadlineMs: number, deps: RollbackDeps): Promise<void> {
-  const clusterNamespace = journal.clusterNamespace ?? journal.namespace;
-  const namespaces = [
-    journal.namespace,
-    ...Object.keys(journal.pieces ?? {}),
-    ...journal.objects.map(({ ref }) => leaseNamespace(ref, clusterNamespace)),
-  ];
-  await releaseLeftLeases(deps.kubectl, journal.runId, namespaces, deadlineMs, deps.reporter);
-}
+/** Who finished a run when no claimer was seen (claim.ts says so too). */
+const ANOTHER = 'another kguard';
 
 /**
- * The values are back and only the field owners differ from the journal's copy: a controller
- * wrote its own entry after the restore (the deployment controller's status and revision
- * annotation carry a new time on a real cluster), which is no late write of the run.
+ * Claims `run` on its home journal Secret, waiting while another kguard holds it; then the run as
+ * its journal stands now (the claim moved the Secret's resourceVersion; the holder may have restored
+ * part of it). A journal whose home Secret is not among those read (--force over missing Secrets)
+ * has nothing to claim on: it is restored as it is.
  */
-function ownersMovedOnly(change: ObjectChange): boolean {
-  return (
-    change.change === 'configured' &&
-    change.paths.length > 0 &&
-    change.paths.every((path) => path === 'metadata.managedFields')
+async function claimTheRun(
+  run: RunRecord,
+  options: { namespace?: string; deadlineMs: number },
+  deps: RollbackDeps,
+): Promise<{ run: RunRecord } | { finishedBy: string }> {
+  // A live run (--force) holds no claim, and its own journal writes are conditional: not claimed.
+  if (run.liveness.state === 'live') return { run };
+  const home = run.journal!.home ?? run.journal!.namespace;
+  if (!run.secrets.some((secret) => secret.namespace === home && secret.name === journalName(run.runId)))
+    return { run };
+  const claim = await claimRun(run, options.deadlineMs, deps, (by) =>
+    deps.reporter.emit({ kind: 'rollback-claimed', runId: run.runId, by }),
   );
+  if (!claim.claimed) return { finishedBy: claim.by };
+  const now = (await listRuns(deps.kubectl, options.namespace, Date.now(), deps.probe)).find(
+    (candidate) => candidate.runId === run.runId && candidate.journal,
+  );
+  return now ? { run: now } : { finishedBy: ANOTHER };
 }

@@ -20,11 +20,11 @@ import type { Store } from '../store.js';
 import type { KubeObject, StoreEvent } from '../types.js';
 import type { EventRecorder } from './events.js';
 import { byRevision, equalRevision, templatePatch } from './history.js';
-import { deletePodGracefully, isOwnedBy, isPodAvailable, isPodReady } from './pods.js';
-import { admitPod } from './quota.js';
+import { isOwnedBy, isPodAvailable, isPodReady } from './pods.js';
 import { templateHash } from './template-hash.js';
 import { splitKey } from './workqueue.js';
-import { QueuedController } from './queued-controller.js';
+import { KindController } from './queued-controller.js';
+import { controllerRef, PodControl } from './pod-control.js';
 
 const SOURCE = { component: 'daemonset-controller' };
 /** apps.DefaultDaemonSetUniqueLabelKey and DaemonSetTemplateGenerationKey. */
@@ -42,18 +42,15 @@ const DAEMON_TOLERATIONS = [
   { key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' },
 ];
 
-export class DaemonSetController extends QueuedController {
+export class DaemonSetController extends KindController {
+  private readonly pods = new PodControl(this.store, this.recorder, SOURCE);
   constructor(
     store: Store,
-    private readonly clock: SimClock,
-    private readonly recorder: EventRecorder,
+    clock: SimClock,
+    recorder: EventRecorder,
     private readonly scenario: Scenario,
   ) {
-    super(store, clock, scenario.timing.controllerStepMs, 'daemonset-controller');
-  }
-
-  protected override queueExisting(): void {
-    this.queueEach('DaemonSet');
+    super(store, clock, recorder, scenario.timing.controllerStepMs, 'daemonset-controller', 'DaemonSet');
   }
 
   protected override onEvent({ type, object }: StoreEvent): void {
@@ -113,16 +110,7 @@ export class DaemonSetController extends QueuedController {
         name: `${ds.metadata.name.slice(0, 223)}-${hash}`,
         namespace: ds.metadata.namespace,
         labels: { ...(ds.spec?.template?.metadata?.labels ?? {}), [HASH_LABEL]: hash },
-        ownerReferences: [
-          {
-            apiVersion: 'apps/v1',
-            kind: 'DaemonSet',
-            name: ds.metadata.name,
-            uid: ds.metadata.uid!,
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
+        ownerReferences: [controllerRef(ds, 'apps/v1')],
       },
       data,
       revision: max + 1,
@@ -263,36 +251,17 @@ export class DaemonSetController extends QueuedController {
           [HASH_LABEL]: hash,
           ...(generation ? { [TEMPLATE_GENERATION_LABEL]: generation } : {}),
         },
-        ownerReferences: [
-          {
-            apiVersion: 'apps/v1',
-            kind: 'DaemonSet',
-            name: ds.metadata.name,
-            uid: ds.metadata.uid!,
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
+        ownerReferences: [controllerRef(ds, 'apps/v1')],
       },
       spec,
     };
     if (template.metadata?.annotations) pod.metadata.annotations = template.metadata.annotations;
     applyDefaults(pod);
-    try {
-      admitPod(this.store, pod);
-      const created = this.store.create(pod);
-      this.recorder.record(ds, SOURCE, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name}`);
-      return true;
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      this.recorder.record(ds, SOURCE, 'Warning', 'FailedCreate', `Error creating: ${error.message}`);
-      return false;
-    }
+    return !(this.pods.create(ds, pod) instanceof ApiError);
   }
 
   private deletePod(ds: KubeObject, pod: KubeObject): boolean {
-    deletePodGracefully(this.store, pod, this.clock.now());
-    this.recorder.record(ds, SOURCE, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name}`);
+    this.pods.delete(ds, pod, this.clock.now());
     return true;
   }
 

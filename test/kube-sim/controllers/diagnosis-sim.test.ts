@@ -134,10 +134,12 @@ describe('evictions', () => {
       phase: pod.status?.phase,
       reason: pod.status?.reason,
       message: pod.status?.message,
-      conditions: ((pod.status?.conditions ?? []) as { type: string; status: string; reason?: string }[])
-        // kube-sim writes PodReadyToStartContainers without the reason (PodSandboxNotReady) 1.37 adds, for every pod.
-        .filter((c) => !['PodScheduled', 'Initialized', 'PodReadyToStartContainers'].includes(c.type))
-        .map((c) => `${c.type}=${c.status} ${c.reason ?? ''}`)
+      conditions: (
+        (pod.status?.conditions ?? []) as { type: string; status: string; reason?: string; message?: string }[]
+      )
+        // The kubelet's conditions, their reasons and messages (PodScheduled is the scheduler's).
+        .filter((c) => c.type !== 'PodScheduled')
+        .map((c) => `${c.type}=${c.status} ${c.reason ?? ''} ${c.message ?? ''}`)
         .sort(),
       terminated: {
         exitCode: containerStatus(pod)?.state.terminated?.exitCode,

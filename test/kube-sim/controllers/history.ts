@@ -8,6 +8,7 @@ import { ApiError } from '../errors.js';
 import type { Store } from '../store.js';
 import type { KubeObject } from '../types.js';
 import { canonical } from './template-hash.js';
+import { controllerRef } from './pod-control.js';
 
 /** history.ControllerRevisionHashLabel: the hash of a revision's data, on the revision itself. */
 export const REVISION_DATA_HASH_LABEL = 'controller.kubernetes.io/hash';
@@ -78,16 +79,7 @@ export function newControllerRevision(
       name: revisionName(parent.metadata.name, hash),
       namespace: parent.metadata.namespace,
       labels: { ...templateLabels, [REVISION_DATA_HASH_LABEL]: hash },
-      ownerReferences: [
-        {
-          apiVersion: parent.apiVersion,
-          kind: parent.kind,
-          name: parent.metadata.name,
-          uid: parent.metadata.uid!,
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: [controllerRef(parent, parent.apiVersion)],
     },
     data,
     revision,

@@ -65,41 +65,25 @@ export function limitedBy(
       stabilized = true;
     }
   }
+  const limit = (to: number, reason: string, message: string): Limited => ({
+    replicas: to,
+    limited: true,
+    reason,
+    message,
+    stabilized,
+  });
   // convertDesiredReplicasWithBehaviorRate: the lower of max and the rate limit is what limits.
   const scaleUpLimit = Math.max(2 * current, current + 4);
-  if (replicas > current && replicas > Math.min(max, scaleUpLimit)) {
-    if (max > scaleUpLimit)
-      return {
-        replicas: scaleUpLimit,
-        limited: true,
-        reason: 'ScaleUpLimit',
-        message: 'the desired replica count is increasing faster than the maximum scale rate',
-        stabilized,
-      };
-    return {
-      replicas: max,
-      limited: true,
-      reason: 'TooManyReplicas',
-      message: 'the desired replica count is more than the maximum replica count',
-      stabilized,
-    };
-  }
+  if (replicas > current && replicas > scaleUpLimit && max > scaleUpLimit)
+    return limit(
+      scaleUpLimit,
+      'ScaleUpLimit',
+      'the desired replica count is increasing faster than the maximum scale rate',
+    );
   if (replicas > max)
-    return {
-      replicas: max,
-      limited: true,
-      reason: 'TooManyReplicas',
-      message: 'the desired replica count is more than the maximum replica count',
-      stabilized,
-    };
+    return limit(max, 'TooManyReplicas', 'the desired replica count is more than the maximum replica count');
   if (replicas < min)
-    return {
-      replicas: min,
-      limited: true,
-      reason: 'TooFewReplicas',
-      message: 'the desired replica count is less than the minimum replica count',
-      stabilized,
-    };
+    return limit(min, 'TooFewReplicas', 'the desired replica count is less than the minimum replica count');
   return {
     replicas,
     limited: false,

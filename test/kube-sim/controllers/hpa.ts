@@ -22,7 +22,7 @@ import { ApiWriter } from './api-writer.js';
 import type { EventRecorder } from './events.js';
 import { describeMetric, limitedBy, type Recommendation } from './hpa-rules.js';
 import { namespacedKey, splitKey } from './workqueue.js';
-import { QueuedController } from './queued-controller.js';
+import { KindController } from './queued-controller.js';
 
 const MANAGER = 'kube-controller-manager';
 const SOURCE = { component: 'horizontal-pod-autoscaler' };
@@ -38,23 +38,26 @@ interface Condition {
   message: string;
 }
 
-export class HorizontalPodAutoscalerController extends QueuedController {
+export class HorizontalPodAutoscalerController extends KindController {
   private readonly writer: ApiWriter;
   /** Per HPA uid: recent recommendations, for the scale-down stabilization window. */
   private readonly recommendations = new Map<string, Recommendation[]>();
 
   constructor(
     store: Store,
-    private readonly clock: SimClock,
-    private readonly recorder: EventRecorder,
+    clock: SimClock,
+    recorder: EventRecorder,
     private readonly scenario: Scenario,
   ) {
-    super(store, clock, scenario.timing.controllerStepMs, 'horizontal-pod-autoscaler');
+    super(
+      store,
+      clock,
+      recorder,
+      scenario.timing.controllerStepMs,
+      'horizontal-pod-autoscaler',
+      'HorizontalPodAutoscaler',
+    );
     this.writer = new ApiWriter(store, clock);
-  }
-
-  protected override queueExisting(): void {
-    this.queueEach('HorizontalPodAutoscaler');
   }
 
   protected override onEvent({ type, object }: StoreEvent): void {

@@ -18,10 +18,10 @@ import type { Store } from '../store.js';
 import type { KubeObject, StoreEvent } from '../types.js';
 import { applyDefaults } from '../server/defaults.js';
 import type { EventRecorder } from './events.js';
-import { deletePodGracefully, isOwnedBy, isPodActive, isPodReady } from './pods.js';
-import { admitPod } from './quota.js';
+import { isOwnedBy, isPodActive, isPodReady } from './pods.js';
 import { splitKey } from './workqueue.js';
-import { QueuedController } from './queued-controller.js';
+import { KindController } from './queued-controller.js';
+import { controllerRef, PodControl } from './pod-control.js';
 
 const SOURCE = { component: 'job-controller' };
 const POD_FAILURE_BACKOFF_MS = 10_000;
@@ -50,21 +50,13 @@ type Finished = {
   message: string;
 };
 
-export class JobController extends QueuedController {
+export class JobController extends KindController {
+  private readonly pods = new PodControl(this.store, this.recorder, SOURCE);
   /** Per Job uid: pods already counted as succeeded or failed (what the tracking finalizer guarantees upstream). */
   private readonly counted = new Map<string, Set<string>>();
 
-  constructor(
-    store: Store,
-    private readonly clock: SimClock,
-    private readonly recorder: EventRecorder,
-    stepMs: number,
-  ) {
-    super(store, clock, stepMs, 'job-controller');
-  }
-
-  protected override queueExisting(): void {
-    this.queueEach('Job');
+  constructor(store: Store, clock: SimClock, recorder: EventRecorder, stepMs: number) {
+    super(store, clock, recorder, stepMs, 'job-controller', 'Job');
   }
 
   protected override onEvent({ type, object }: StoreEvent): void {
@@ -211,36 +203,18 @@ export class JobController extends QueuedController {
         generateName: `${job.metadata.name}-`,
         namespace: job.metadata.namespace,
         labels: template.metadata?.labels ?? {},
-        ownerReferences: [
-          {
-            apiVersion: 'batch/v1',
-            kind: 'Job',
-            name: job.metadata.name,
-            uid: job.metadata.uid!,
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
+        ownerReferences: [controllerRef(job, 'batch/v1')],
       },
       spec: template.spec ?? { containers: [] },
     };
     if (template.metadata?.annotations) pod.metadata.annotations = template.metadata.annotations;
     applyDefaults(pod);
-    try {
-      admitPod(this.store, pod);
-      const created = this.store.create(pod);
-      this.recorder.record(job, SOURCE, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name}`);
-      return created;
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      this.recorder.record(job, SOURCE, 'Warning', 'FailedCreate', `Error creating: ${error.message}`);
-      return undefined;
-    }
+    const created = this.pods.create(job, pod);
+    return created instanceof ApiError ? undefined : created;
   }
 
   private deletePod(job: KubeObject, pod: KubeObject): void {
-    deletePodGracefully(this.store, pod, this.clock.now());
-    this.recorder.record(job, SOURCE, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name}`);
+    this.pods.delete(job, pod, this.clock.now());
   }
 
   private pastActiveDeadline(job: KubeObject, status: Record<string, string>): boolean {

@@ -314,6 +314,13 @@ describe('kubelet', () => {
       'Warning FailedMount: MountVolume.SetUp failed for volume "config" : configmap "web-files" not found',
     );
     expect(waitingReason(onlyPod(sim, 'web'))).toBe('ContainerCreating');
+    // The volumes are mounted before the sandbox is made (kubelet.go SyncPod): no sandbox yet, as
+    // status/generate.go GeneratePodReadyToStartContainersCondition says it (v1.37.2).
+    expect(condition(onlyPod(sim, 'web'), 'PodReadyToStartContainers')).toMatchObject({
+      status: 'False',
+      reason: 'PodSandboxNotReady',
+      message: 'no pod sandbox exists',
+    });
     sim.store.create({
       apiVersion: 'v1',
       kind: 'ConfigMap',
@@ -321,6 +328,10 @@ describe('kubelet', () => {
       data: {},
     });
     await waitFor('mounted and ready', () => condition(onlyPod(sim!, 'web'), 'Ready')?.status === 'True');
+    const ready = condition(onlyPod(sim, 'web'), 'PodReadyToStartContainers');
+    expect(ready).toMatchObject({ status: 'True' });
+    expect(ready).not.toHaveProperty('reason');
+    expect(ready).not.toHaveProperty('message');
   });
 
   it('keeps a pod unready while its readiness probe fails, with Unhealthy events', async () => {
@@ -457,5 +468,30 @@ describe('kubelet', () => {
       restartCount: 0,
       state: { terminated: { exitCode: 1, reason: 'Error' } },
     });
+    // An ended pod's sandbox is stopped (kubelet.go SyncTerminatingPod → killPod) and its conditions
+    // carry the phase's reason (status/generate.go, v1.37.2; fixtures/evicted-exit-0.pod.json).
+    const conditions = (name: string) =>
+      (
+        (sim.store.get('Pod', 'default', name)?.status?.conditions ?? []) as {
+          type: string;
+          status: string;
+          reason?: string;
+          message?: string;
+        }[]
+      )
+        .filter((c) => c.type !== 'PodScheduled')
+        .map((c) => `${c.type}=${c.status} ${c.reason ?? ''} ${c.message ?? ''}`.trim());
+    expect(conditions('ok')).toEqual([
+      'PodReadyToStartContainers=False PodSandboxNotReady pod sandbox is not ready',
+      'Initialized=True PodCompleted',
+      'Ready=False PodCompleted',
+      'ContainersReady=False PodCompleted',
+    ]);
+    expect(conditions('bad')).toEqual([
+      'PodReadyToStartContainers=False PodSandboxNotReady pod sandbox is not ready',
+      'Initialized=True',
+      'Ready=False PodFailed',
+      'ContainersReady=False PodFailed',
+    ]);
   });
 });

@@ -5,6 +5,7 @@
 
 import type { SimClock } from '../clock.js';
 import type { Store } from '../store.js';
+import type { EventRecorder } from './events.js';
 import type { KubeObject, StoreEvent } from '../types.js';
 import { WorkQueue, namespacedKey } from './workqueue.js';
 
@@ -52,4 +53,25 @@ export abstract class QueuedController {
 
   protected abstract onEvent(event: StoreEvent): void;
   protected abstract sync(key: string): void;
+}
+
+/**
+ * A controller of one kind, as kube-controller-manager runs them: it reads the clock, records
+ * events, and at start queues every object of its kind (its informer's initial list).
+ */
+export abstract class KindController extends QueuedController {
+  constructor(
+    store: Store,
+    protected readonly clock: SimClock,
+    protected readonly recorder: EventRecorder,
+    stepMs: number,
+    name: string,
+    private readonly kind: string,
+  ) {
+    super(store, clock, stepMs, name);
+  }
+
+  protected override queueExisting(): void {
+    this.queueEach(this.kind);
+  }
 }

@@ -8,37 +8,21 @@ import type { Store } from '../store.js';
 import type { KubeObject, StoreEvent } from '../types.js';
 import type { EventRecorder } from './events.js';
 import { applyDefaults } from '../server/defaults.js';
-import {
-  availableAt,
-  deletePodGracefully,
-  isOwnedBy,
-  isPodActive,
-  isPodAvailable,
-  isPodReady,
-  podCondition,
-} from './pods.js';
-import { admitPod } from './quota.js';
+import { availableAt, isOwnedBy, isPodActive, isPodAvailable, isPodReady, podCondition } from './pods.js';
 import { namespacedKey, splitKey } from './workqueue.js';
-import { QueuedController } from './queued-controller.js';
+import { KindController } from './queued-controller.js';
+import { controllerRef, PodControl } from './pod-control.js';
 
 const SOURCE = { component: 'replicaset-controller' };
 const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
-export class ReplicaSetController extends QueuedController {
+export class ReplicaSetController extends KindController {
+  private readonly pods = new PodControl(this.store, this.recorder, SOURCE);
   /** Consecutive create failures per ReplicaSet, for the retry back-off. */
   private readonly failures = new Map<string, number>();
 
-  constructor(
-    store: Store,
-    private readonly clock: SimClock,
-    private readonly recorder: EventRecorder,
-    stepMs: number,
-  ) {
-    super(store, clock, stepMs, 'replicaset-controller');
-  }
-
-  protected override queueExisting(): void {
-    this.queueEach('ReplicaSet');
+  constructor(store: Store, clock: SimClock, recorder: EventRecorder, stepMs: number) {
+    super(store, clock, recorder, stepMs, 'replicaset-controller', 'ReplicaSet');
   }
 
   protected override onEvent({ type, object }: StoreEvent): void {
@@ -79,22 +63,11 @@ export class ReplicaSetController extends QueuedController {
     const diff = pods.length - (rs.spec?.replicas ?? 1);
     if (diff < 0) {
       for (let i = 0; i < -diff; i++) {
-        const pod = this.podFromTemplate(rs);
-        try {
-          admitPod(this.store, pod);
-          const created = this.store.create(pod);
-          this.recorder.record(rs, SOURCE, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name}`);
-        } catch (error) {
-          if (!(error instanceof ApiError)) throw error;
-          this.recorder.record(rs, SOURCE, 'Warning', 'FailedCreate', `Error creating: ${error.message}`);
-          return error;
-        }
+        const created = this.pods.create(rs, this.podFromTemplate(rs));
+        if (created instanceof ApiError) return created;
       }
     } else if (diff > 0) {
-      for (const pod of [...pods].sort(deletionRank).slice(0, diff)) {
-        deletePodGracefully(this.store, pod, this.clock.now());
-        this.recorder.record(rs, SOURCE, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata.name}`);
-      }
+      for (const pod of [...pods].sort(deletionRank).slice(0, diff)) this.pods.delete(rs, pod, this.clock.now());
     }
     return undefined;
   }
@@ -106,16 +79,7 @@ export class ReplicaSetController extends QueuedController {
       generateName: `${rs.metadata.name}-`,
       namespace: rs.metadata.namespace,
       labels: template.metadata?.labels ?? {},
-      ownerReferences: [
-        {
-          apiVersion: 'apps/v1',
-          kind: 'ReplicaSet',
-          name: rs.metadata.name,
-          uid: rs.metadata.uid!,
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: [controllerRef(rs, 'apps/v1')],
     };
     if (template.metadata?.annotations) metadata.annotations = template.metadata.annotations;
     const pod: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata, spec: template.spec ?? { containers: [] } };

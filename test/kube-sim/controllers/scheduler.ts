@@ -13,7 +13,7 @@ import type { EventRecorder } from './events.js';
 import { holdsNodeResources, isPodActive, podRequest, type PodCondition } from './pods.js';
 import { cpuMillis, parseQuantity } from './quantity.js';
 import { namespacedKey, splitKey } from './workqueue.js';
-import { QueuedController } from './queued-controller.js';
+import { KindController } from './queued-controller.js';
 
 const REPORTING_INSTANCE = 'default-scheduler-control-plane';
 
@@ -23,16 +23,16 @@ interface NodeVerdict {
   resolvable: boolean;
 }
 
-export class Scheduler extends QueuedController {
+export class Scheduler extends KindController {
   private readonly unschedulable = new Set<string>();
 
   constructor(
     store: Store,
-    private readonly clock: SimClock,
-    private readonly recorder: EventRecorder,
+    clock: SimClock,
+    recorder: EventRecorder,
     private readonly scenario: Scenario,
   ) {
-    super(store, clock, scenario.timing.controllerStepMs, 'default-scheduler');
+    super(store, clock, recorder, scenario.timing.controllerStepMs, 'default-scheduler', 'Pod');
   }
 
   protected override queueExisting(): void {

@@ -24,7 +24,7 @@ import type { KubeObject, StoreEvent } from '../types.js';
 import { ApiWriter } from './api-writer.js';
 import type { EventRecorder } from './events.js';
 import { namespacedKey, splitKey } from './workqueue.js';
-import { QueuedController } from './queued-controller.js';
+import { KindController } from './queued-controller.js';
 
 const PV_CONTROLLER = { component: 'persistentvolume-controller' };
 const CONTROLLER_MANAGER = 'kube-controller-manager';
@@ -33,21 +33,17 @@ export const PVC_PROTECTION = 'kubernetes.io/pvc-protection';
 const PV_PROTECTION = 'kubernetes.io/pv-protection';
 const SELECTED_NODE = 'volume.kubernetes.io/selected-node';
 
-export class VolumeBinder extends QueuedController {
+export class VolumeBinder extends KindController {
   private readonly writer: ApiWriter;
 
   constructor(
     store: Store,
-    private readonly clock: SimClock,
-    private readonly recorder: EventRecorder,
+    clock: SimClock,
+    recorder: EventRecorder,
     private readonly scenario: Scenario,
   ) {
-    super(store, clock, scenario.timing.controllerStepMs, 'persistentvolume-binder');
+    super(store, clock, recorder, scenario.timing.controllerStepMs, 'persistentvolume-binder', 'PersistentVolumeClaim');
     this.writer = new ApiWriter(store, clock);
-  }
-
-  protected override queueExisting(): void {
-    this.queueEach('PersistentVolumeClaim');
   }
 
   protected override onEvent({ type, object }: StoreEvent): void {

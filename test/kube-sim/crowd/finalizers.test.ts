@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../cluster.js';
 import { waitFor } from '../controllers/harness.js';
-import { kubectl } from '../testing/kubectl.js';
+import { kubectl, kubectlPatch } from '../testing/kubectl.js';
 import { stopAfterEach } from '../testing/test-steps.js';
 
 let cluster: Cluster | undefined;
@@ -95,27 +95,25 @@ data:
     expect(deleted.exitCode, deleted.stderr).toBe(0);
     expect(cluster.store.get('ConfigMap', 'default', 'guarded')?.metadata.deletionTimestamp).toBeDefined();
 
-    const added = await kubectl(cluster, [
-      'patch',
+    const added = await kubectlPatch(
+      cluster,
       'configmap',
       'guarded',
-      '--type=json',
-      '-p',
+      'json',
       '[{"op":"add","path":"/metadata/finalizers/-","value":"example.com/more"}]',
-    ]);
+    );
     expect(added.exitCode).toBe(1);
     expect(added.stderr).toContain(
       'The ConfigMap "guarded" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"example.com/more"}',
     );
 
-    const released = await kubectl(cluster, [
-      'patch',
+    const released = await kubectlPatch(
+      cluster,
       'configmap',
       'guarded',
-      '--type=json',
-      '-p',
+      'json',
       '[{"op":"remove","path":"/metadata/finalizers"}]',
-    ]);
+    );
     expect(released.exitCode, released.stderr).toBe(0);
     expect(cluster.store.get('ConfigMap', 'default', 'guarded')).toBeUndefined();
   });

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../cluster.js';
 import { waitFor, untilSimTime } from '../controllers/harness.js';
-import { kubectl } from '../testing/kubectl.js';
+import { kubectl, kubectlPatch } from '../testing/kubectl.js';
 
 let cluster: Cluster;
 beforeAll(async () => {
@@ -67,15 +67,7 @@ describe('the service controller', () => {
 
   it('empties the status of a Service that stops being a LoadBalancer (the deleteLoadBalancer path)', async () => {
     await waitFor('an address for service/web', () => addresses('Service', 'web'));
-    const patched = await kubectl(cluster, [
-      'patch',
-      'service',
-      'web',
-      '--type',
-      'merge',
-      '-p',
-      '{"spec":{"type":"ClusterIP"}}',
-    ]);
+    const patched = await kubectlPatch(cluster, 'service', 'web', 'merge', '{"spec":{"type":"ClusterIP"}}');
     expect(patched.exitCode, patched.stderr).toBe(0);
     await waitFor(
       'service/web without an address',

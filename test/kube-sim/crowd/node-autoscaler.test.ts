@@ -4,30 +4,13 @@
 
 import { describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../cluster.js';
-import { kubectl } from '../testing/kubectl.js';
+import { gpuDeploymentYaml, kubectl } from '../testing/kubectl.js';
 import { stopAfterEach } from '../testing/test-steps.js';
 
 let cluster: Cluster | undefined;
 stopAfterEach(() => cluster);
 
-const gpuDeployment = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: trainer
-spec:
-  replicas: 2
-  selector:
-    matchLabels: {app: trainer}
-  template:
-    metadata:
-      labels: {app: trainer}
-    spec:
-      nodeSelector:
-        pool: gpu
-      containers:
-      - name: trainer
-        image: nginx:1.25
-`;
+const gpuDeployment = gpuDeploymentYaml(2);
 
 const podEvents = (reason: string) =>
   cluster!.store

@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { startCluster, type Cluster } from '../cluster.js';
-import { jobYaml, kubectl } from '../testing/kubectl.js';
+import { jobYaml, kubectl, kubectlPatch } from '../testing/kubectl.js';
 import { stopAfterEach } from '../testing/test-steps.js';
 
 let cluster: Cluster | undefined;
@@ -61,14 +61,7 @@ data:
     expect(changed.stderr).toContain(
       'The ConfigMap "settings" is invalid: data: Forbidden: field is immutable when `immutable` is set',
     );
-    const mutable = await kubectl(cluster, [
-      'patch',
-      'configmap',
-      'settings',
-      '--type=merge',
-      '-p',
-      '{"immutable":false}',
-    ]);
+    const mutable = await kubectlPatch(cluster, 'configmap', 'settings', 'merge', '{"immutable":false}');
     expect(mutable.exitCode).toBe(1);
     expect(mutable.stderr).toContain(
       'The ConfigMap "settings" is invalid: immutable: Forbidden: field is immutable when `immutable` is set',
@@ -76,14 +69,7 @@ data:
 
     await kubectl(cluster, ['create', 'secret', 'generic', 'token', '--from-literal=key=v1']);
     await kubectl(cluster, ['patch', 'secret', 'token', '--type=merge', '-p', '{"immutable":true}']);
-    const secret = await kubectl(cluster, [
-      'patch',
-      'secret',
-      'token',
-      '--type=merge',
-      '-p',
-      '{"data":{"key":"djI="}}',
-    ]);
+    const secret = await kubectlPatch(cluster, 'secret', 'token', 'merge', '{"data":{"key":"djI="}}');
     expect(secret.exitCode).toBe(1);
     expect(secret.stderr).toContain(
       'The Secret "token" is invalid: data: Forbidden: field is immutable when `immutable` is set',

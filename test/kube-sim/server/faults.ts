@@ -29,6 +29,10 @@ export interface Faults {
    * Matching as for failNext; the delay adds to latency().
    */
   slowNext(ms: number, count?: number, match?: RegExp | string): void;
+  /** How many requests slowNext holds right now: a test acts while one is in flight. */
+  held(): number;
+  /** Lets every request slowNext holds go on now, as if its delay had passed. */
+  release(): void;
   /**
    * The next `count` matching writes (POST, PUT, PATCH; DELETE with a `match`) are applied to the
    * store and then answered 504 Timeout, as when the API server's request deadline passes while
@@ -79,6 +83,8 @@ export class FaultInjector implements Faults {
   private delayMs = 0;
   private failures: PendingFailure[] = [];
   private delays: PendingDelay[] = [];
+  /** The requests slowNext holds now: each one's way to go on at once. */
+  private holding = new Set<() => void>();
   private lateTimeouts: PendingDelay[] = [];
   private comeBackTimer: NodeJS.Timeout | undefined;
   /** What the simulated user may do: everything but the denied rules. */
@@ -165,7 +171,28 @@ export class FaultInjector implements Faults {
   async delay(request?: RequestFacts): Promise<void> {
     const slow = request ? this.slowDelayFor(request) : 0;
     const total = this.delayMs + slow;
-    if (total > 0) await new Promise((resolve) => setTimeout(resolve, total));
+    if (total <= 0) return;
+    if (slow <= 0) {
+      await new Promise((resolve) => setTimeout(resolve, total));
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      const goOn = () => {
+        clearTimeout(timer);
+        this.holding.delete(goOn);
+        resolve();
+      };
+      const timer = setTimeout(goOn, total);
+      this.holding.add(goOn);
+    });
+  }
+
+  held(): number {
+    return this.holding.size;
+  }
+
+  release(): void {
+    for (const goOn of [...this.holding]) goOn();
   }
 
   /** The pending slowNext delay for this request, if any (and consumes it). */

@@ -25,6 +25,18 @@ export async function kubectl(
   return { stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode ?? -1 };
 }
 
+/** `kubectl patch <resource> <name> --type=<type> -p <patch>`, with any `more` flags (e.g. --subresource=status). */
+export function kubectlPatch(
+  cluster: Pick<Cluster, 'env'>,
+  resource: string,
+  name: string,
+  type: 'strategic' | 'merge' | 'json',
+  patch: string,
+  ...more: string[]
+): Promise<KubectlResult> {
+  return kubectl(cluster, ['patch', resource, name, `--type=${type}`, '-p', patch, ...more]);
+}
+
 /** A long-running kubectl (e.g. `get -w`); the caller kills it. */
 export function spawnKubectl(
   cluster: Pick<Cluster, 'env'>,
@@ -52,12 +64,53 @@ export function waitForOutput(
   });
 }
 
-/** A Deployment manifest as kubectl users write it. */
+/** What a pod template may add to the one pod `podTemplateYaml` writes. */
+export interface PodTemplateOptions {
+  /** The pod's annotations (the simulator's sim.kguard.dev knobs). */
+  annotations?: Record<string, string>;
+  /** Lines of the pod's spec before its containers, indented for it. */
+  podSpec?: string;
+  /** The container's name: the workload's own unless told. */
+  container?: string;
+  /** Lines of the container's own after its image, indented for it. */
+  containerLines?: string;
+}
+
+/**
+ * The selector and pod template the workload manifests here share: pods labelled `app: <name>` with
+ * one container running `image`.
+ */
+export function podTemplateYaml(name: string, image: string, options: PodTemplateOptions = {}): string {
+  const annotations = options.annotations
+    ? `      annotations:\n${Object.entries(options.annotations)
+        .map(([key, value]) => `        ${key}: ${JSON.stringify(value)}\n`)
+        .join('')}`
+    : '';
+  return `  selector:
+    matchLabels:
+      app: ${name}
+  template:
+    metadata:
+      labels:
+        app: ${name}
+${annotations}    spec:
+${options.podSpec ?? ''}      containers:
+      - name: ${options.container ?? name}
+        image: ${image}
+${options.containerLines ?? ''}`;
+}
+
+/**
+ * A Deployment manifest as kubectl users write it: 2 replicas (`null`: none, as when an HPA owns
+ * the size), port 80 and one environment variable unless `containerLines` says otherwise; `spec`
+ * holds lines of the Deployment's spec before its replicas.
+ */
 export function deploymentYaml(
   name: string,
   image: string,
-  extra: { replicas?: number; namespace?: string } = {},
+  extra: { replicas?: number | null; namespace?: string; spec?: string } & PodTemplateOptions = {},
 ): string {
+  const replicas = extra.replicas === null ? '' : `  replicas: ${extra.replicas ?? 2}\n`;
   return `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -65,24 +118,26 @@ metadata:
 ${extra.namespace ? `  namespace: ${extra.namespace}\n` : ''}  labels:
     app: ${name}
 spec:
-  replicas: ${extra.replicas ?? 2}
-  selector:
-    matchLabels:
-      app: ${name}
-  template:
-    metadata:
-      labels:
-        app: ${name}
-    spec:
-      containers:
-      - name: ${name}
-        image: ${image}
-        ports:
+${extra.spec ?? ''}${replicas}${podTemplateYaml(name, image, {
+  ...extra,
+  containerLines:
+    extra.containerLines ??
+    `        ports:
         - containerPort: 80
         env:
         - name: MODE
           value: production
-`;
+`,
+})}`;
+}
+
+/** A Deployment `trainer` whose pods ask for a node of pool gpu (nodeSelector), which only a node autoscaler adds. */
+export function gpuDeploymentYaml(replicas: number): string {
+  return deploymentYaml('trainer', 'nginx:1.25', {
+    replicas,
+    podSpec: '      nodeSelector:\n        pool: gpu\n',
+    containerLines: '',
+  });
 }
 
 /**
@@ -115,6 +170,17 @@ ${desired}spec:
 `;
 }
 
+/**
+ * A StatefulSet's or DaemonSet's updateStrategy: OnDelete if asked, RollingUpdate with the one
+ * `rollingUpdate` line given, or nothing (the API's default, RollingUpdate).
+ */
+function updateStrategyYaml(strategy: 'RollingUpdate' | 'OnDelete' | undefined, rollingUpdate?: string): string {
+  if (strategy === 'OnDelete') return '  updateStrategy:\n    type: OnDelete\n';
+  return rollingUpdate === undefined
+    ? ''
+    : `  updateStrategy:\n    type: RollingUpdate\n    rollingUpdate:\n      ${rollingUpdate}\n`;
+}
+
 /** A StatefulSet manifest as kubectl users write it (RollingUpdate unless told otherwise). */
 export function statefulSetYaml(
   name: string,
@@ -126,12 +192,10 @@ export function statefulSetYaml(
     policy?: 'OrderedReady' | 'Parallel';
   } = {},
 ): string {
-  const strategy =
-    options.strategy === 'OnDelete'
-      ? '  updateStrategy:\n    type: OnDelete\n'
-      : options.partition !== undefined
-        ? `  updateStrategy:\n    type: RollingUpdate\n    rollingUpdate:\n      partition: ${options.partition}\n`
-        : '';
+  const strategy = updateStrategyYaml(
+    options.strategy,
+    options.partition === undefined ? undefined : `partition: ${options.partition}`,
+  );
   return `apiVersion: apps/v1
 kind: StatefulSet
 metadata:
@@ -139,18 +203,7 @@ metadata:
 spec:
   serviceName: ${name}
   replicas: ${options.replicas ?? 3}
-${options.policy ? `  podManagementPolicy: ${options.policy}\n` : ''}${strategy}  selector:
-    matchLabels:
-      app: ${name}
-  template:
-    metadata:
-      labels:
-        app: ${name}
-    spec:
-      containers:
-      - name: ${name}
-        image: ${image}
-`;
+${options.policy ? `  podManagementPolicy: ${options.policy}\n` : ''}${strategy}${podTemplateYaml(name, image)}`;
 }
 
 /**
@@ -205,12 +258,12 @@ export function daemonSetYaml(
     nodeSelector?: Record<string, string>;
   } = {},
 ): string {
-  const strategy =
-    options.strategy === 'OnDelete'
-      ? '  updateStrategy:\n    type: OnDelete\n'
-      : options.maxUnavailable !== undefined
-        ? `  updateStrategy:\n    type: RollingUpdate\n    rollingUpdate:\n      maxUnavailable: ${typeof options.maxUnavailable === 'string' ? JSON.stringify(options.maxUnavailable) : options.maxUnavailable}\n`
-        : '';
+  const strategy = updateStrategyYaml(
+    options.strategy,
+    options.maxUnavailable === undefined
+      ? undefined
+      : `maxUnavailable: ${typeof options.maxUnavailable === 'string' ? JSON.stringify(options.maxUnavailable) : options.maxUnavailable}`,
+  );
   const selector = options.nodeSelector
     ? `      nodeSelector:\n${Object.entries(options.nodeSelector)
         .map(([key, value]) => `        ${key}: ${JSON.stringify(value)}\n`)
@@ -221,36 +274,30 @@ kind: DaemonSet
 metadata:
   name: ${name}
 spec:
-${strategy}  selector:
-    matchLabels:
-      app: ${name}
-  template:
-    metadata:
-      labels:
-        app: ${name}
-    spec:
-${selector}      containers:
-      - name: ${name}
-        image: ${image}
-`;
+${strategy}${podTemplateYaml(name, image, { podSpec: selector })}`;
 }
 
-/** A CustomResourceDefinition for `widgets.example.com` (kind Widget, namespaced, with a status subresource). */
-export const WIDGET_CRD_YAML = `apiVersion: apiextensions.k8s.io/v1
+/** A namespaced CustomResourceDefinition with a status subresource, one version, any fields. */
+export function crdYaml(
+  group: string,
+  kind: string,
+  plural: string,
+  options: { version?: string; shortNames?: readonly string[] } = {},
+): string {
+  return `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
-  name: widgets.example.com
+  name: ${plural}.${group}
 spec:
-  group: example.com
+  group: ${group}
   scope: Namespaced
   names:
-    kind: Widget
-    listKind: WidgetList
-    plural: widgets
-    singular: widget
-    shortNames: [wdg]
-  versions:
-  - name: v1
+    kind: ${kind}
+    listKind: ${kind}List
+    plural: ${plural}
+    singular: ${kind.toLowerCase()}
+${options.shortNames ? `    shortNames: [${options.shortNames.join(', ')}]\n` : ''}  versions:
+  - name: ${options.version ?? 'v1alpha1'}
     served: true
     storage: true
     subresources:
@@ -260,6 +307,10 @@ spec:
         type: object
         x-kubernetes-preserve-unknown-fields: true
 `;
+}
+
+/** A CustomResourceDefinition for `widgets.example.com` (kind Widget, namespaced, with a status subresource). */
+export const WIDGET_CRD_YAML = crdYaml('example.com', 'Widget', 'widgets', { version: 'v1', shortNames: ['wdg'] });
 
 /** A Widget; `ready` sets what the simulated controller reports (sim.kguard.dev/ready). */
 export function widgetYaml(

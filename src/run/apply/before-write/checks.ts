@@ -6,7 +6,7 @@ import { checkImagesStep } from '../../../images/check.js';
 import type { ImageVerdict } from '../../../model/result.js';
 import type { ApplyOptions } from '../../../model/options.js';
 import { prepareVerifyJobs, type PreparedJob } from '../../../verify/job-manifest.js';
-import type { Deps } from '../deps.js';
+import { runPrometheus, type Deps } from '../deps.js';
 import { checkRestorable } from '../understand.js';
 import { checkPermissions } from './permissions.js';
 import type { Reading } from './reading.js';
@@ -48,22 +48,24 @@ const CHECKS = {
       checkRestorable(refs, deps).then(() => checkPermissions(understood, options, deps)),
     due: 'journal',
   } satisfies CheckRow<void>,
-  // Every --analysis query, sent once to Prometheus's own /api/v1/query: one it refuses (bad PromQL),
-  // or a Prometheus that does not answer, refuses the run (analysis/check.ts).
+  // Every --analysis query, sent once to Prometheus's own /api/v1/query through the run's one client:
+  // one it refuses (bad PromQL), a Prometheus that does not answer, or a query naming {{ workloads }}
+  // when the apply holds none, refuses the run (analysis/check.ts).
   analysisQueries: {
     asked: (_reading, options) => options.analysis !== undefined && !options.dryRun,
-    start: async ({ home }, options, deps) => {
-      const [{ prometheusClient }, { checkQueries }] = await Promise.all([
-        import('../../../analysis/prometheus.js'),
+    start: async ({ home, refs, understood, plan }, options, deps) => {
+      const [{ checkQueries }, { heldWorkloads }] = await Promise.all([
         import('../../../analysis/check.js'),
+        import('../../../analysis/workloads.js'),
       ]);
-      const config = options.analysis!;
-      const prometheus = deps.prometheus ?? prometheusClient(config.prometheus);
-      try {
-        await checkQueries(config, prometheus, { namespace: home, now: Date.now(), signal: deps.signal });
-      } finally {
-        if (!deps.prometheus) await prometheus.close();
-      }
+      // A part not read yet holds custom resources (kinds this apply's CRDs define): workloads, then.
+      const read = plan.parts.every((part) => part.understood);
+      await checkQueries(options.analysis!, runPrometheus(deps), {
+        namespace: home,
+        now: Date.now(),
+        signal: deps.signal,
+        heldWorkloads: read ? heldWorkloads(refs, understood.pruned) : undefined,
+      });
     },
     due: 'leases',
   } satisfies CheckRow<void>,

@@ -8,7 +8,7 @@ import { makeRunId, type JournalSecretRef } from '../../../journal/store.js';
 import type { ApplyOptions } from '../../../model/options.js';
 import type { RecoveredRun, RunResult } from '../../../model/result.js';
 import type { ObjectRef } from '../../../objects/model.js';
-import { finishDeadRuns, lookAhead } from '../../rollback/recover.js';
+import { finishDeadRuns, lookAhead } from '../../../restore/recovery/dead-runs.js';
 import type { Deps } from '../deps.js';
 import { homeNamespace, journalPlace, type JournalPlace } from '../journal-life.js';
 import { planRun, understandPlan, type RunPlan } from '../parts.js';
@@ -52,6 +52,7 @@ export async function readTheApply(options: ApplyOptions, deps: Deps, holds: Run
   const inputs = await prepareInputs(options.manifests, deps.inputs);
   holds.inputs = inputs;
   await refuseOversized(inputs);
+  await deps.inputs.learnFiles?.();
   const inputsDigest =
     options.history !== 0 && !options.dryRun ? digestOfInputs(inputs).catch(() => undefined) : undefined;
   // The run's target, resolved once and passed on every later call: a context switched while
@@ -70,7 +71,7 @@ export async function readTheApply(options: ApplyOptions, deps: Deps, holds: Run
   // Each namespace's copies are journalled in it; cluster-scoped ones in --journal-namespace, where their Leases go too.
   let place = journalPlace(refs, understood.current, options.journalNamespace);
   // A dead run's journal on these objects holds their true "before": that run is finished first
-  // (run/rollback/recover.ts), and what kubectl reads of the objects is read again after it.
+  // (restore/recovery/dead-runs.ts), and what kubectl reads of the objects is read again after it.
   const { recovered, heldByLive, expired } = options.dryRun
     ? { recovered: [], heldByLive: new Set<string>(), expired: [] }
     : await finishDeadRuns(

@@ -35,29 +35,20 @@ import {
   specReplicas,
   type DeploymentStatus,
 } from './util.js';
-import { QueuedController } from '../queued-controller.js';
+import { KindController } from '../queued-controller.js';
 
 const SOURCE = { component: 'deployment-controller' };
 
-export class DeploymentController extends QueuedController {
+export class DeploymentController extends KindController {
   private readonly scaler: Scaler = {
     scaleAndRecord: (rs, newScale, d) => this.scaleReplicaSetAndRecordEvent(rs, newScale, d),
     resize: (rs, newScale, d) => this.scaleReplicaSet(rs, newScale, d),
   };
   private readonly revisionWriter: RevisionWriter;
 
-  constructor(
-    store: Store,
-    private readonly clock: SimClock,
-    private readonly recorder: EventRecorder,
-    stepMs: number,
-  ) {
-    super(store, clock, stepMs, 'deployment-controller');
+  constructor(store: Store, clock: SimClock, recorder: EventRecorder, stepMs: number) {
+    super(store, clock, recorder, stepMs, 'deployment-controller', 'Deployment');
     this.revisionWriter = { store, clock, recorder, writeDeployment: (d, status) => this.writeDeployment(d, status) };
-  }
-
-  protected override queueExisting(): void {
-    this.queueEach('Deployment');
   }
 
   protected override onEvent({ type, object }: StoreEvent): void {

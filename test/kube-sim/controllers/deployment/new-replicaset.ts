@@ -24,6 +24,7 @@ import {
   setNewReplicaSetAnnotations,
   type DeploymentStatus,
 } from './util.js';
+import { controllerRef } from '../pod-control.js';
 
 const SOURCE = { component: 'deployment-controller' };
 
@@ -88,16 +89,7 @@ export function getNewReplicaSet(
       namespace: d.metadata.namespace,
       labels: template.metadata.labels,
       annotations: {},
-      ownerReferences: [
-        {
-          apiVersion: 'apps/v1',
-          kind: 'Deployment',
-          name: d.metadata.name,
-          uid: d.metadata.uid!,
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: [controllerRef(d, 'apps/v1')],
     },
     spec: { replicas: 0, selector, template },
   };

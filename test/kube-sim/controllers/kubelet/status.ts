@@ -90,9 +90,16 @@ export function buildPodStatus(
   const gateConditions = existing.filter((c) => gates.includes(c.type));
   // An eviction whose containers all exited 0 (`quiet`, fixtures/evicted-exit-0): the kubelet
   // publishes a completed pod (conditions PodCompleted, phase Succeeded) and nothing of the eviction.
-  const failed = view.evicted?.quiet ? 'PodCompleted' : 'PodFailed';
-  const containersReady = view.evicted
-    ? condition('ContainersReady', 'False', failed)
+  const phase = view.evicted
+    ? view.evicted.quiet
+      ? 'Succeeded'
+      : 'Failed'
+    : podPhase(view, pod.spec?.restartPolicy ?? 'Always');
+  // status/generate.go (v1.37.2) GenerateContainersReadyCondition and GeneratePodReadyCondition: a
+  // pod in a terminal phase is not ready, for the phase's reason (generateContainersReadyConditionForTerminalPhase).
+  const ended = phase === 'Succeeded' ? 'PodCompleted' : phase === 'Failed' ? 'PodFailed' : undefined;
+  const containersReady = ended
+    ? condition('ContainersReady', 'False', ended)
     : unready.length === 0
       ? condition('ContainersReady', 'True')
       : condition(
@@ -101,8 +108,8 @@ export function buildPodStatus(
           'ContainersNotReady',
           `containers with unready status: [${unready.join(' ')}]`,
         );
-  const ready = view.evicted
-    ? condition('Ready', 'False', failed)
+  const ready = ended
+    ? condition('Ready', 'False', ended)
     : unready.length === 0
       ? gatedReady(gates, gateConditions, condition)
       : condition('Ready', 'False', 'ContainersNotReady', `containers with unready status: [${unready.join(' ')}]`);
@@ -110,15 +117,18 @@ export function buildPodStatus(
     ...(view.evicted && !view.evicted.quiet
       ? [condition('DisruptionTarget', 'True', 'TerminationByKubelet', view.evicted.message)]
       : []),
-    condition('PodReadyToStartContainers', view.sandboxReady && !view.evicted ? 'True' : 'False'),
-    initialized
-      ? condition('Initialized', 'True')
-      : condition(
-          'Initialized',
-          'False',
-          'ContainersNotInitialized',
-          `containers with incomplete status: [${incompleteInit.join(' ')}]`,
-        ),
+    sandboxCondition(view, ended !== undefined, condition),
+    // GeneratePodInitializedCondition: a Succeeded pod whose init containers are all known is PodCompleted.
+    phase === 'Succeeded'
+      ? condition('Initialized', 'True', 'PodCompleted')
+      : initialized
+        ? condition('Initialized', 'True')
+        : condition(
+            'Initialized',
+            'False',
+            'ContainersNotInitialized',
+            `containers with incomplete status: [${incompleteInit.join(' ')}]`,
+          ),
     ready,
     containersReady,
     ...gateConditions,
@@ -135,11 +145,7 @@ export function buildPodStatus(
       qosClass: pod.status?.qosClass ?? 'BestEffort',
     };
   const status: Record<string, unknown> = {
-    phase: view.evicted
-      ? view.evicted.quiet
-        ? 'Succeeded'
-        : 'Failed'
-      : podPhase(view, pod.spec?.restartPolicy ?? 'Always'),
+    phase,
     conditions,
     hostIP: view.hostIP,
     hostIPs: [{ ip: view.hostIP }],
@@ -159,6 +165,25 @@ export function buildPodStatus(
   status.containerStatuses = view.containers.map(containerStatus);
   status.qosClass = pod.status?.qosClass ?? 'BestEffort';
   return status;
+}
+
+/**
+ * PodReadyToStartContainers as k8s.io/kubernetes v1.37.2 writes it: status/generate.go
+ * GeneratePodReadyToStartContainersCondition is True while the pod's sandbox is ready, else False
+ * with reason kubetypes.PodSandboxNotReadyReason (`PodSandboxNotReady`) and the message
+ * kuberuntime/util/util.go PodSandboxChanged gives (types/constants.go): `no pod sandbox exists`
+ * before the sandbox is made, `pod sandbox is not ready` once kubelet.go SyncTerminatingPod has
+ * stopped it (killPod) for a pod that ended (fixtures/evicted-exit-0.pod.json).
+ */
+function sandboxCondition(
+  view: PodRuntimeView,
+  ended: boolean,
+  condition: (type: string, status: 'True' | 'False', reason?: string, message?: string) => PodCondition,
+): PodCondition {
+  if (ended) return condition('PodReadyToStartContainers', 'False', 'PodSandboxNotReady', 'pod sandbox is not ready');
+  if (!view.sandboxReady)
+    return condition('PodReadyToStartContainers', 'False', 'PodSandboxNotReady', 'no pod sandbox exists');
+  return condition('PodReadyToStartContainers', 'True');
 }
 
 /** Ready once the containers are, unless a readiness gate's condition is missing or not True (status/generate.go). */

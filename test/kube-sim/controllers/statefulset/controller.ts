@@ -39,7 +39,7 @@ import {
   ordinalOf,
   revisionOfPod,
 } from './pods.js';
-import { QueuedController } from '../queued-controller.js';
+import { KindController } from '../queued-controller.js';
 
 const SOURCE = { component: 'statefulset-controller' };
 
@@ -61,18 +61,9 @@ export interface StatefulSetStatus {
   availableReplicas: number;
 }
 
-export class StatefulSetController extends QueuedController {
-  constructor(
-    store: Store,
-    private readonly clock: SimClock,
-    private readonly recorder: EventRecorder,
-    stepMs: number,
-  ) {
-    super(store, clock, stepMs, 'statefulset-controller');
-  }
-
-  protected override queueExisting(): void {
-    this.queueEach('StatefulSet');
+export class StatefulSetController extends KindController {
+  constructor(store: Store, clock: SimClock, recorder: EventRecorder, stepMs: number) {
+    super(store, clock, recorder, stepMs, 'statefulset-controller', 'StatefulSet');
   }
 
   protected override onEvent({ type, object }: StoreEvent): void {

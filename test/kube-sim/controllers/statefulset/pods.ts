@@ -4,6 +4,7 @@
 import { applyDefaults } from '../../server/defaults.js';
 import type { KubeObject } from '../../types.js';
 import { isPodAvailable, isPodReady } from '../pods.js';
+import { controllerRef } from '../pod-control.js';
 
 /** apps.ControllerRevisionHashLabelKey: on a StatefulSet pod it holds the revision's *name* (setPodRevision). */
 export const REVISION_LABEL = 'controller-revision-hash';
@@ -81,16 +82,7 @@ function newStatefulSetPod(set: KubeObject, ordinal: number): KubeObject {
       name,
       namespace: set.metadata.namespace,
       labels: { ...(template.metadata?.labels ?? {}), [POD_NAME_LABEL]: name, [POD_INDEX_LABEL]: String(ordinal) },
-      ownerReferences: [
-        {
-          apiVersion: 'apps/v1',
-          kind: 'StatefulSet',
-          name: set.metadata.name,
-          uid: set.metadata.uid!,
-          controller: true,
-          blockOwnerDeletion: true,
-        },
-      ],
+      ownerReferences: [controllerRef(set, 'apps/v1')],
     },
     spec,
   };

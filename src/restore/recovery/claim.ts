@@ -7,11 +7,21 @@
 // journal is gone (finished: what they read as "before" is now the true one). A claim of a process
 // that has ended on this machine is taken over at once; one from another machine once the Secret
 // has stood still (same resourceVersion, as this process saw it) for longer than a restore may take.
+// `kguard rollback` takes the same claim (run/rollback/rollback.ts): a retry and a person's rollback of
+// the same dead run restore it once, the other waiting.
 import type { Clock } from '../../clock.js';
 import type { Kubectl } from '../../kubectl/types.js';
 import type { KubeObject } from '../../objects/model.js';
-import { holderAnnotations, holderOfAnnotations, type HolderProbe, type RunHolder } from '../../journal/holder.js';
+import {
+  holderAnnotations,
+  holderOfAnnotations,
+  thisProcess,
+  type HolderProbe,
+  type RunHolder,
+} from '../../journal/holder.js';
 import { journalName } from '../../journal/journal.js';
+import { LEASE_DURATION_SECONDS } from '../../journal/lease.js';
+import type { RunRecord } from '../../journal/runs.js';
 
 export const RECOVERING_BY_ANNOTATION = 'kguard.dev/recovering-by';
 
@@ -101,4 +111,27 @@ export async function claimRecovery(
 function claimValue(holder: RunHolder): string {
   const annotations = holderAnnotations(holder);
   return `${annotations['kguard.dev/holder-host']} ${annotations['kguard.dev/holder-pid']}`;
+}
+
+/**
+ * Claims `run` for this process, or waits for the kguard that claimed it (claimRecovery).
+ * A claim from another machine is taken over once it has stood still for longer than a restore
+ * may take: the run's request timeout, this restore's deadline and a Lease's duration.
+ */
+export function claimRun(
+  run: RunRecord,
+  deadlineMs: number,
+  deps: Omit<ClaimDeps, 'onWait'>,
+  onWait: (by: string) => void,
+) {
+  const journal = run.journal!;
+  const home = journal.home ?? journal.namespace;
+  const uid = run.secrets.find((secret) => secret.namespace === home && secret.name === journalName(run.runId))?.uid;
+  const restoreMs = (journal.requestTimeoutMs ?? 0) + deadlineMs + LEASE_DURATION_SECONDS * 1000;
+  return claimRecovery(
+    { runId: run.runId, home, uid },
+    thisProcess(),
+    { standStillMs: restoreMs, deadlineMs: 2 * restoreMs, requestDeadlineMs: 30_000 },
+    { kubectl: deps.kubectl, clock: deps.clock, probe: deps.probe, signal: deps.signal, onWait },
+  );
 }

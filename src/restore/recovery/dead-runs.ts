@@ -4,16 +4,15 @@
 // as `kguard rollback` would (someone else's change wins), so the new run's "before" is the true
 // one and an unchanged apply is not called done while the dead run's change is live.
 // A live run is not touched: the new run waits for its Leases as before.
-import { UnfinishedRunError } from '../../errors.js';
+import { InterruptedError, UnfinishedRunError } from '../../errors.js';
+import type { Reporter } from '../../model/events.js';
 import type { RecoveredRun } from '../../model/result.js';
 import { objectKey, type ObjectRef } from '../../objects/model.js';
-import { thisProcess } from '../../journal/holder.js';
-import { LEASE_DURATION_SECONDS, heldOf } from '../../journal/lease.js';
-import { claimRecovery } from './claim.js';
-import { journalName } from '../../journal/journal.js';
+import { heldOf } from '../../journal/lease.js';
+import { claimRun } from './claim.js';
 import type { JournalSecretRef } from '../../journal/store.js';
 import { listRuns, type RunRecord } from '../../journal/runs.js';
-import { runRollback, type RollbackDeps } from './rollback.js';
+import { restoreRunNamed, type RecoveryDeps } from './from-journal.js';
 
 /** The runs of one namespace, listed ahead (lookAhead). */
 export interface DeadRunLook {
@@ -27,7 +26,7 @@ export interface DeadRunLook {
  * the objects: the look is then done when the dry run answers, and the proxy's connection to the
  * API server is open for the live read. Another namespace is looked at as before.
  */
-export function lookAhead(namespace: string, deps: Pick<RollbackDeps, 'kubectl' | 'probe'>): DeadRunLook {
+export function lookAhead(namespace: string, deps: Pick<RecoveryDeps, 'kubectl' | 'probe'>): DeadRunLook {
   const runs = listRuns(deps.kubectl, namespace, Date.now(), deps.probe);
   runs.catch(() => undefined);
   return { namespace, runs };
@@ -90,7 +89,7 @@ export async function finishDeadRuns(
   refs: readonly ObjectRef[],
   namespaces: readonly string[],
   options: { deadlineMs: number },
-  deps: RollbackDeps & { looked?: DeadRunLook; signal?: AbortSignal },
+  deps: RecoveryDeps & { looked?: DeadRunLook; signal?: AbortSignal },
 ): Promise<{ recovered: RecoveredRun[]; heldByLive: Set<string>; expired: JournalSecretRef[][] }> {
   const listed = await Promise.all(
     namespaces.map(async (namespace) => ({
@@ -115,7 +114,7 @@ export async function finishDeadRuns(
   for (const { run, namespace } of order) {
     const objects = run.journal!.objects.map((entry) => entry.ref);
     // One kguard at a time finishes it: another retry that claimed it first is waited for.
-    const claim = await claimOf(run, options, deps, (by) =>
+    const claim = await claimRun(run, options.deadlineMs, deps, (by) =>
       deps.reporter.emit({ kind: 'recovering-run', runId: run.runId, why: run.liveness.why, objects, by }),
     ).catch((error: unknown) => {
       if (deps.signal?.aborted) throw error;
@@ -135,18 +134,7 @@ export async function finishDeadRuns(
       continue;
     }
     deps.reporter.emit({ kind: 'recovering-run', runId: run.runId, why: run.liveness.why, objects });
-    const result = await runRollback({ runId: run.runId, namespace, deadlineMs: options.deadlineMs }, deps).catch(
-      (error: unknown) => {
-        throw new UnfinishedRunError(
-          `run ${run.runId} died (${run.liveness.why}) and left its journal on objects of this apply, and kguard could not finish it: ${error instanceof Error ? error.message : String(error)} Nothing was applied. Next: kguard rollback ${run.runId} (or kguard forget ${run.runId} to keep its objects as they are), then run again.`,
-        );
-      },
-    );
-    if (result.needsPerson > 0) {
-      throw new UnfinishedRunError(
-        `run ${run.runId} died (${run.liveness.why}); kguard restored ${result.restored} of its objects, but ${result.needsPerson} need a person (said above). Nothing was applied: this run's "before" would be that run's half-applied state. Next: finish them as said above, or kguard forget ${run.runId} to keep them as they are, then run again.`,
-      );
-    }
+    const result = await restoreDeadRun(run, namespace, options.deadlineMs, deps);
     deps.reporter.emit({
       kind: 'recovered-run',
       runId: run.runId,
@@ -160,24 +148,47 @@ export async function finishDeadRuns(
 }
 
 /**
- * Claims `run` for this process, or waits for the kguard that claimed it (run/rollback/claim.ts).
- * A claim from another machine is taken over once it has stood still for longer than a restore
- * may take: the run's request timeout, this restore's deadline and a Lease's duration.
+ * Restores the dead run `run`, claimed by this process. Before the apply a signal ends every
+ * kubectl call at once, writes included (run/apply/apply.ts): a signal stops this restore part way.
+ * What its killed kubectl calls answered is no refusal of the API server and is not said as one;
+ * the dead run's journal stays, and the error says so, with the command that finishes it (exit 130).
  */
-function claimOf(
+async function restoreDeadRun(
   run: RunRecord,
-  options: { deadlineMs: number },
-  deps: RollbackDeps & { signal?: AbortSignal },
-  onWait: (by: string) => void,
+  namespace: string,
+  deadlineMs: number,
+  deps: RecoveryDeps & { signal?: AbortSignal },
 ) {
-  const journal = run.journal!;
-  const home = journal.home ?? journal.namespace;
-  const uid = run.secrets.find((secret) => secret.namespace === home && secret.name === journalName(run.runId))?.uid;
-  const restoreMs = (journal.requestTimeoutMs ?? 0) + options.deadlineMs + LEASE_DURATION_SECONDS * 1000;
-  return claimRecovery(
-    { runId: run.runId, home, uid },
-    thisProcess(),
-    { standStillMs: restoreMs, deadlineMs: 2 * restoreMs, requestDeadlineMs: 30_000 },
-    { kubectl: deps.kubectl, clock: deps.clock, probe: deps.probe, signal: deps.signal, onWait },
+  const interrupted = (signal: AbortSignal) =>
+    new InterruptedError(
+      `${typeof signal.reason === 'string' ? signal.reason : 'cancelled'} while kguard restored run ${run.runId} (it died: ${run.liveness.why}) from its journal, before this apply: that restore stopped part way, and its journal is kept. Nothing was applied by this run. Next: kguard rollback ${run.runId} finishes it (or run this command again: it finishes that run first).`,
+    );
+  const reporter = sayingNoFailureOnceStopped(deps.reporter, deps.signal);
+  const result = await restoreRunNamed(run.runId, namespace, deadlineMs, { ...deps, reporter }).catch(
+    (error: unknown) => {
+      if (deps.signal?.aborted) throw interrupted(deps.signal);
+      throw new UnfinishedRunError(
+        `run ${run.runId} died (${run.liveness.why}) and left its journal on objects of this apply, and kguard could not finish it: ${error instanceof Error ? error.message : String(error)} Nothing was applied. Next: kguard rollback ${run.runId} (or kguard forget ${run.runId} to keep its objects as they are), then run again.`,
+      );
+    },
   );
+  if (result.needsPerson > 0) {
+    if (deps.signal?.aborted) throw interrupted(deps.signal);
+    throw new UnfinishedRunError(
+      `run ${run.runId} died (${run.liveness.why}); kguard restored ${result.restored} of its objects, but ${result.needsPerson} need a person (said above). Nothing was applied: this run's "before" would be that run's half-applied state. Next: finish them as said above, or kguard forget ${run.runId} to keep them as they are, then run again.`,
+    );
+  }
+  return result;
+}
+
+/** `reporter`, but once `signal` has aborted an object's restore that failed or was kept is not said: its kubectl was killed. */
+function sayingNoFailureOnceStopped(reporter: Reporter, signal: AbortSignal | undefined): Reporter {
+  if (!signal) return reporter;
+  return {
+    emit: (event) => {
+      if (signal.aborted && (event.kind === 'restore-failed' || event.kind === 'restore-kept')) return;
+      reporter.emit(event);
+    },
+    close: () => reporter.close(),
+  };
 }

@@ -1,13 +1,19 @@
-// How the registry client's requests travel: straight with Node's http for a URL kubectl would not
-// proxy (loopback always, NO_PROXY hosts), through the proxy kubectl would use otherwise (undici,
-// loaded then). Both read an answer alike: status, headers (a repeated one as an array), a body
-// cut at 64 KiB, and the deadline.
+// How the HTTP client's requests (the registry check's, Prometheus's) travel: straight with Node's
+// http for a URL kubectl would not proxy (loopback always, NO_PROXY hosts), through the proxy
+// kubectl would use otherwise (undici, loaded then). Both read an answer alike: status, headers (a
+// repeated one as an array), a body cut where the caller says (the registry's 64 KiB here), and
+// the deadline.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_BODY_BYTES, type Transport } from '../../src/images/answers.js';
-import { proxiedTransport } from '../../src/images/proxied-transport.js';
-import { direct, headersOf, transport } from '../../src/images/transport.js';
+import { headersOf, httpClient, straightClient } from '../../src/http/client.js';
+import { proxiedClient } from '../../src/http/proxied.js';
+import { type HttpClient, scrubbed, secretsOf } from '../../src/http/request.js';
+import { MAX_BODY_BYTES } from '../../src/images/answers.js';
+
+/** The registry check's client, as images/registry.ts makes it. */
+const transport = (timeoutMs: number, env: NodeJS.ProcessEnv) =>
+  httpClient({ timeoutMs, maxBodyBytes: MAX_BODY_BYTES, env });
 
 /** A server that answers every request alike and notes the request line it got. */
 async function serve(
@@ -30,9 +36,9 @@ const CHALLENGE: Array<[string, string]> = [
 ];
 
 describe.each([
-  ['straight (Node http)', () => direct(2_000)],
-  ['through undici, no proxy set', () => proxiedTransport(2_000, {})],
-])('a transport: %s', (_name, open: () => Transport) => {
+  ['straight (Node http)', () => straightClient({ timeoutMs: 2_000, maxBodyBytes: MAX_BODY_BYTES })],
+  ['through undici, no proxy set', () => proxiedClient({ timeoutMs: 2_000, maxBodyBytes: MAX_BODY_BYTES, env: {} })],
+])('a transport: %s', (_name, open: () => HttpClient) => {
   let registry: Awaited<ReturnType<typeof serve>>;
   beforeAll(async () => {
     registry = await serve((request) =>
@@ -139,5 +145,27 @@ describe('headersOf', () => {
       'www-authenticate': ['b', 'c'],
       x: ['d', 'e', 'f'],
     });
+  });
+});
+
+describe('an error of the client', () => {
+  it("carries no credential: the request's authorization and the client's secrets become [redacted], its name and code stay", async () => {
+    const failing = Object.assign(new TypeError('sent Bearer tok-9 with password pw-3 and failed'), { code: 'EPROTO' });
+    const error = scrubbed(failing, secretsOf({ secrets: ['pw-3'] }, { authorization: 'Bearer tok-9' })) as Error & {
+      code: string;
+    };
+    expect(error.message).toBe('sent [redacted] with password [redacted] and failed');
+    expect(error).toMatchObject({ name: 'TypeError', code: 'EPROTO' });
+    // A DOMException's message is a getter of its prototype: it is replaced all the same.
+    const timeout = scrubbed(new DOMException('no answer for tok-9', 'TimeoutError'), ['tok-9']) as DOMException;
+    expect([timeout.name, timeout.message]).toEqual(['TimeoutError', 'no answer for [redacted]']);
+  });
+
+  it('rejects with the message scrubbed: a secret the network error quotes (here the host name) is not in it', async () => {
+    const client = httpClient({ timeoutMs: 2_000, maxBodyBytes: MAX_BODY_BYTES, env: {}, secrets: ['tok-7'] });
+    const error = await client.send('http://tok-7.invalid/v2/', 'GET', {}).catch((failed: Error) => failed);
+    expect(error).toMatchObject({ code: 'ENOTFOUND' });
+    expect((error as Error).message).toBe('getaddrinfo ENOTFOUND [redacted].invalid');
+    await client.close();
   });
 });
