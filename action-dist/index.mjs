@@ -35642,7 +35642,7 @@ var require_snapshot_utils = __commonJS({
 var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
-    var { writeFile: writeFile5, readFile: readFile8, mkdir: mkdir2 } = __require("node:fs/promises");
+    var { writeFile: writeFile5, readFile: readFile9, mkdir: mkdir2 } = __require("node:fs/promises");
     var { dirname, resolve } = __require("node:path");
     var { setTimeout: setTimeout4, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError: InvalidArgumentError2, UndiciError } = require_errors3();
@@ -35844,7 +35844,7 @@ var require_snapshot_recorder = __commonJS({
           throw new InvalidArgumentError2("Snapshot path is required");
         }
         try {
-          const data = await readFile8(resolve(path17), "utf8");
+          const data = await readFile9(resolve(path17), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -49941,15 +49941,15 @@ var require_windows = __commonJS({
       }
       return false;
     }
-    function checkStat(stat6, path17, options) {
-      if (!stat6.isSymbolicLink() && !stat6.isFile()) {
+    function checkStat(stat7, path17, options) {
+      if (!stat7.isSymbolicLink() && !stat7.isFile()) {
         return false;
       }
       return checkPathExt(path17, options);
     }
     function isexe(path17, options, cb) {
-      fs.stat(path17, function(er, stat6) {
-        cb(er, er ? false : checkStat(stat6, path17, options));
+      fs.stat(path17, function(er, stat7) {
+        cb(er, er ? false : checkStat(stat7, path17, options));
       });
     }
     function sync(path17, options) {
@@ -49965,20 +49965,20 @@ var require_mode = __commonJS({
     isexe.sync = sync;
     var fs = __require("fs");
     function isexe(path17, options, cb) {
-      fs.stat(path17, function(er, stat6) {
-        cb(er, er ? false : checkStat(stat6, options));
+      fs.stat(path17, function(er, stat7) {
+        cb(er, er ? false : checkStat(stat7, options));
       });
     }
     function sync(path17, options) {
       return checkStat(fs.statSync(path17), options);
     }
-    function checkStat(stat6, options) {
-      return stat6.isFile() && checkMode(stat6, options);
+    function checkStat(stat7, options) {
+      return stat7.isFile() && checkMode(stat7, options);
     }
-    function checkMode(stat6, options) {
-      var mod = stat6.mode;
-      var uid = stat6.uid;
-      var gid = stat6.gid;
+    function checkMode(stat7, options) {
+      var mod = stat7.mode;
+      var uid = stat7.uid;
+      var gid = stat7.gid;
       var myUid = options.uid !== void 0 ? options.uid : process.getuid && process.getuid();
       var myGid = options.gid !== void 0 ? options.gid : process.getgid && process.getgid();
       var u2 = parseInt("100", 8);
@@ -57338,6 +57338,33 @@ function streaming(file, args, onStdout, background) {
     }
   };
 }
+function holdInput(child, pid, held, options) {
+  child.stdin?.on("error", () => void 0);
+  const dropped2 = new AbortController();
+  const cancelSignal = AbortSignal.any([dropped2.signal, ...options.cancelSignal ? [options.cancelSignal] : []]);
+  const waiting = endOnDeadlineOrCancel(child, pid, { cancelSignal });
+  let running2;
+  let ended = false;
+  void held.catch(() => void 0).then((bytes3) => {
+    if (ended) return;
+    if (bytes3 === void 0 || waiting.cancelled) return dropped2.abort();
+    running2 = endOnDeadlineOrCancel(child, pid, { timeoutMs: options.timeoutMs });
+    child.stdin?.end(bytes3);
+  });
+  return {
+    get timedOut() {
+      return running2?.timedOut ?? false;
+    },
+    get cancelled() {
+      return waiting.cancelled;
+    },
+    release() {
+      ended = true;
+      waiting.release();
+      running2?.release();
+    }
+  };
+}
 function endOnDeadlineOrCancel(child, pid, options) {
   const timers = [];
   const state = { timedOut: false, cancelled: false };
@@ -57413,11 +57440,12 @@ var init_exec = __esm({
     loadExeca = () => execaModule ??= Promise.resolve().then(() => (init_execa(), execa_exports));
     execProcess = async (file, args, options = {}) => {
       const { execa: execa2 } = await loadExeca();
+      const held = options.heldInput;
       const child = execa2(file, [...args], {
         reject: false,
         stripFinalNewline: false,
         input: options.input,
-        stdin: options.input === void 0 ? "ignore" : void 0,
+        stdin: held ? "pipe" : options.input === void 0 ? "ignore" : void 0,
         env: kubectlEnv(),
         // A group of its own: the deadline and an interrupt can kill the whole tree. It also keeps a
         // terminal's Ctrl-C away from kubectl, so kguard alone decides what to stop (and says so).
@@ -57425,7 +57453,7 @@ var init_exec = __esm({
       });
       const pid = child.pid;
       if (pid !== void 0) track(pid);
-      const ending = endOnDeadlineOrCancel(child, pid, options);
+      const ending = held ? holdInput(child, pid, held, options) : endOnDeadlineOrCancel(child, pid, options);
       try {
         const result = await child;
         const { timedOut, cancelled } = ending;
@@ -60698,33 +60726,55 @@ function applyFamily(runner) {
         throw runner.failure("show the differences (kubectl diff)", result);
       return diffsByObject(result.stdout, refs);
     },
-    /**
-     * `kubectl apply`, tried again after a transient failure. Repeating it is safe only because
-     * apply is idempotent: it sends the desired state, not a change, so objects the first attempt
-     * already wrote come out unchanged the second time. What an attempt reported applied before it
-     * failed is kept (a later attempt reports those objects as unchanged).
-     */
-    async apply(request2) {
-      const applied2 = /* @__PURE__ */ new Map();
-      const result = await runner.retrying(async () => {
-        const attempt = await runner.run(applyArgv(request2), {
-          deadlineMs: request2.deadlineMs,
-          input: request2.stdin
-        });
-        for (const object of parseApplyOutput(attempt.stdout)) {
-          const key = `${object.resource}/${object.name}`;
-          if (!applied2.has(key) || applied2.get(key)?.action === "unchanged") applied2.set(key, object);
-        }
-        return attempt;
+    apply: (request2) => applyOnce(runner, request2),
+    holdApply(request2) {
+      const bytes3 = request2.stdin;
+      if (bytes3 === void 0 || request2.filenames.length !== 1 || request2.filenames[0] !== "-")
+        throw new Error("kguard holds back only an apply of -f - with its bytes in hand");
+      let give = () => void 0;
+      const heldInput = new Promise((resolve) => give = resolve);
+      let state = "held";
+      let endedFirst = false;
+      const first = runner.run(applyArgv(request2), { deadlineMs: request2.deadlineMs, heldInput });
+      void first.then(() => {
+        if (state !== "released") endedFirst = true;
       });
-      if (result.exitCode !== 0)
-        throw runner.failure("apply the manifests", result, [...applied2.values()], {
-          ms: request2.deadlineMs,
-          flag: "--timeout"
-        });
-      return [...applied2.values()];
+      return {
+        release() {
+          if (state !== "held") throw new Error(`this held apply was ${state} already`);
+          state = "released";
+          if (endedFirst) return applyOnce(runner, request2);
+          give(bytes3);
+          return applyOnce(runner, request2, first);
+        },
+        cancel() {
+          if (state !== "held") return;
+          state = "cancelled";
+          give(void 0);
+        },
+        ended: first.then(() => void 0)
+      };
     }
   };
+}
+async function applyOnce(runner, request2, started) {
+  const applied2 = /* @__PURE__ */ new Map();
+  let first = started;
+  const result = await runner.retrying(async () => {
+    const attempt = await (first ?? runner.run(applyArgv(request2), { deadlineMs: request2.deadlineMs, input: request2.stdin }));
+    first = void 0;
+    for (const object of parseApplyOutput(attempt.stdout)) {
+      const key = `${object.resource}/${object.name}`;
+      if (!applied2.has(key) || applied2.get(key)?.action === "unchanged") applied2.set(key, object);
+    }
+    return attempt;
+  });
+  if (result.exitCode !== 0)
+    throw runner.failure("apply the manifests", result, [...applied2.values()], {
+      ms: request2.deadlineMs,
+      flag: "--timeout"
+    });
+  return [...applied2.values()];
 }
 var init_apply_family = __esm({
   "src/kubectl/client/apply-family.ts"() {
@@ -61471,16 +61521,23 @@ var init_runner = __esm({
       stopCancelling() {
         this.cancel = void 0;
       }
+      /**
+       * One kubectl process. A held one (`heldInput`) starts now and reads its stdin only when
+       * `heldInput` gives it, or is stopped when it gives nothing; the reads' cancel never stops it
+       * (once given its input it is a write), and it stays outside the pool, as a watch does: it
+       * waits while the pool's calls run.
+       */
       async run(args, options) {
         const timeoutArgs = options.bounded === false ? [] : [`--request-timeout=${requestTimeoutWithin(this.connection.requestTimeout, options.deadlineMs)}`];
-        const cancelSignal = this.cancel;
-        const result = await this.pool.use(
-          () => this.exec(this.connection.binary, [...this.connectionArgs(), ...args, ...timeoutArgs], {
-            input: options.input,
-            timeoutMs: options.deadlineMs,
-            cancelSignal
-          })
-        );
+        const held = options.heldInput;
+        const cancelSignal = held ? void 0 : this.cancel;
+        const start = () => this.exec(this.connection.binary, [...this.connectionArgs(), ...args, ...timeoutArgs], {
+          input: options.input,
+          heldInput: held,
+          timeoutMs: options.deadlineMs,
+          cancelSignal
+        });
+        const result = await (held ? start() : this.pool.use(start));
         if (!result.proxied) this.processes += 1;
         return result;
       }
@@ -61950,8 +62007,8 @@ function thisProcess() {
 }
 function processStart(pid) {
   try {
-    const stat6 = readFileSync7(`/proc/${pid}/stat`, "utf8");
-    return stat6.slice(stat6.lastIndexOf(")") + 2).split(" ")[19];
+    const stat7 = readFileSync7(`/proc/${pid}/stat`, "utf8");
+    return stat7.slice(stat7.lastIndexOf(")") + 2).split(" ")[19];
   } catch {
     return void 0;
   }
@@ -71024,12 +71081,17 @@ Next: split the data (several ConfigMaps or Secrets), or ship it another way (a 
 }
 async function digestOfInputs(inputs) {
   const hash = createHash("sha256");
-  for (const file of manifestFiles(inputs.filenames, inputs.recursive)) {
-    const bytes3 = await readFile5(file);
-    hash.update(`${bytes3.length}:`);
-    hash.update(bytes3);
-  }
+  for (const file of manifestFiles(inputs.filenames, inputs.recursive)) addFile(hash, await readFile5(file));
   return `sha256:${hash.digest("hex")}`;
+}
+function digestOf(files) {
+  const hash = createHash("sha256");
+  for (const bytes3 of files) addFile(hash, bytes3);
+  return `sha256:${hash.digest("hex")}`;
+}
+function addFile(hash, bytes3) {
+  hash.update(`${bytes3.length}:`);
+  hash.update(bytes3);
 }
 var init_inputs = __esm({
   "src/manifests/inputs.ts"() {
@@ -71741,7 +71803,13 @@ async function applyInPhases(context, state, options, deps) {
       deps.reporter.emit({ kind: "phase", phase: stage.phase, number: number + 1, of: stages.length, objects: refs });
     const applyStartedAt = deps.clock.now();
     if (state.releasedAt === void 0 || stage.phase === "main") state.releasedAt = (deps.wallNow ?? Date.now)();
-    const { applied: applied2, applyError } = await applyManifests(requestOf(stage.parts), context.plan.origins, deps);
+    const request2 = requestOf(stage.parts);
+    const { applied: applied2, applyError } = await applyManifests(
+      () => context.held?.release() ?? deps.kubectl.apply(request2),
+      // The held kubectl reads the file on its stdin: its messages name "STDIN" where they named the file.
+      context.held ? new Map([['"STDIN"', JSON.stringify(request2.filenames[0])], ...context.plan.origins]) : context.plan.origins,
+      deps
+    );
     state.applyMs += deps.clock.now() - applyStartedAt;
     state.applied.push(...applied2);
     const away = new Persistence(deps.clock.now() + options.rollbackTimeoutMs, deps);
@@ -71826,9 +71894,9 @@ function requestOf(parts) {
   const [first] = parts;
   return { ...first.request, filenames: parts.flatMap((part) => part.request.filenames) };
 }
-async function applyManifests(request2, origins, deps) {
+async function applyManifests(apply, origins, deps) {
   try {
-    const applied2 = await deps.kubectl.apply(request2);
+    const applied2 = await apply();
     deps.reporter.emit({ kind: "applied", objects: applied2, dryRun: false });
     return { applied: applied2, applyError: void 0 };
   } catch (caught) {
@@ -72939,7 +73007,14 @@ async function afterTheWrite(reading, guard, started, options, deps, holds) {
   const { plan, understood, target, runId, home, recovered } = reading;
   const { journal } = guard;
   const state = newPhasedApply();
-  const context = { plan, before: guard.before, pruned: understood.pruned, journal, lease: guard.lease };
+  const context = {
+    plan,
+    before: guard.before,
+    pruned: understood.pruned,
+    journal,
+    lease: guard.lease,
+    held: guard.held
+  };
   const resultOf = (objects2, verification2) => withOutcome({
     mode: "apply",
     target,
@@ -74176,7 +74251,22 @@ var init_unchanged = __esm({
 });
 
 // src/run/apply/guard.ts
+import { readFile as readFile8, stat as stat6 } from "node:fs/promises";
 async function takeTheGuard(reading, checks, options, deps, holds) {
+  const held = options.dryRun ? void 0 : await holdTheApply(reading, deps);
+  if (held)
+    holds.release.push(() => {
+      held.cancel();
+      return held.ended;
+    });
+  try {
+    return { ...await guardTheApply(reading, checks, options, deps, holds), held };
+  } catch (error2) {
+    held?.cancel();
+    throw error2;
+  }
+}
+async function guardTheApply(reading, checks, options, deps, holds) {
   const { refs, runId, place, journalled, understood } = reading;
   const tidied = journalled ? Promise.all(
     reading.expired.map(
@@ -74228,6 +74318,23 @@ async function takeTheGuard(reading, checks, options, deps, holds) {
   deps.kubectl.stopCancelling();
   return { ...guard, journal };
 }
+async function holdTheApply(reading, deps) {
+  const { parts } = reading.plan;
+  const request2 = parts[0]?.request;
+  if (reading.plan.phased || parts.length !== 1 || !request2 || request2.recursive || request2.filenames.length !== 1)
+    return void 0;
+  const [file] = request2.filenames;
+  if (file === "-" || !(await stat6(file).catch(() => void 0))?.isFile()) return void 0;
+  const bytes3 = await readFile8(file);
+  const text2 = bytes3.toString("utf8");
+  if (!Buffer.from(text2, "utf8").equals(bytes3)) return void 0;
+  const read = await reading.inputsDigest;
+  if (read !== void 0 && read !== digestOf([bytes3]))
+    throw new InputError(
+      `${reading.plan.origins.get(file) ?? file}: the file changed while kguard read it (its bytes are not those read beside the server's dry run). Nothing was applied: run again once it is written.`
+    );
+  return deps.kubectl.holdApply({ ...request2, filenames: ["-"], stdin: text2 });
+}
 function stagesOf2(plan) {
   return new Map(
     plan.parts.flatMap(
@@ -74243,6 +74350,7 @@ var init_guard = __esm({
     init_lease();
     init_leases();
     init_store();
+    init_inputs();
     init_model();
     init_phases();
     init_deps();
