@@ -29,6 +29,8 @@ interface AuditEvent {
 /** Reads the audit lines appended since `from` (bytes). */
 async function auditSince(auditLog: string, from: number): Promise<AuditEvent[]> {
   const size = (await stat(auditLog)).size;
+  if (size < from)
+    throw new Error(`${auditLog} is shorter (${size} bytes) than when the count began (${from}): it was rotated`);
   const file = await open(auditLog, 'r');
   try {
     const buffer = Buffer.alloc(size - from);
