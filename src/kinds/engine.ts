@@ -96,7 +96,7 @@ export function judge<T>(
 ): RolloutVerdict {
   const { object, snapshot } = observation;
   // Someone else's change wins: kguard never overwrites it.
-  const change = changeSinceApply(expected.applied, object, expected.ours);
+  const change = changeSinceLook(expected, object);
   if (change || !object) {
     const progress =
       change?.state === 'conflict' && object ? rules.progress(object as unknown as T, snapshot) : NO_PROGRESS;
@@ -320,16 +320,79 @@ export function isFatalNow(
 export function podsControlledBy(object: { metadata: { uid?: string } }, pods: readonly Pod[]): Pod[] {
   const uid = object.metadata.uid;
   if (!uid) return [];
-  return pods.filter((pod) =>
-    (pod.metadata.ownerReferences ?? []).some((owner) => owner.controller === true && owner.uid === uid),
-  );
+  return [...(grouped(byController, pods, controllerUid).get(uid) ?? [])];
+}
+
+/**
+ * changeSinceApply, once per copy of the object: a look judges every pending workload, most of
+ * them unchanged since the last look (the same copy), and comparing each whole object again took
+ * seconds of CPU a run at 100 Deployments (docs/performance.md).
+ */
+const changesSeen = new WeakMap<KubeObject, { expected: Expectation; change: ReturnType<typeof changeSinceApply> }>();
+
+function changeSinceLook(expected: Expectation, object: KubeObject | undefined): ReturnType<typeof changeSinceApply> {
+  if (!object) return changeSinceApply(expected.applied, object, expected.ours);
+  const seen = changesSeen.get(object);
+  if (seen?.expected === expected) return seen.change;
+  const change = changeSinceApply(expected.applied, object, expected.ours);
+  changesSeen.set(object, { expected, change });
+  return change;
+}
+
+/** The objects of one kind that `owner` controls, among what was read (a Deployment's ReplicaSets). */
+export function objectsControlledBy<T>(
+  owner: { metadata: { uid?: string } },
+  snapshot: WorkloadSnapshot,
+  apiVersion: string,
+  kind: string,
+): T[] {
+  const uid = owner.metadata.uid;
+  if (!uid) return [];
+  const controlled = grouped(byControllerOfAny, snapshot.objects, controllerUid).get(uid) ?? [];
+  return controlled.filter((object) => object.apiVersion === apiVersion && object.kind === kind) as unknown as T[];
 }
 
 /** The objects of one kind among what was read. */
 export function objectsOfKind<T>(snapshot: WorkloadSnapshot, apiVersion: string, kind: string): T[] {
-  return snapshot.objects.filter(
-    (object) => object.kind === kind && object.apiVersion === apiVersion,
-  ) as unknown as T[];
+  return [...(grouped(byKind, snapshot.objects, kindKey).get(`${apiVersion}/${kind}`) ?? [])] as unknown as T[];
+}
+
+/**
+ * A look's objects grouped once per list: each look judges every pending workload, each asking
+ * several times for its pods and its ReplicaSets, and filtering the whole list on each ask took
+ * seconds of CPU a run at 100 Deployments (docs/performance.md). A list read from the cluster is
+ * never changed in place (each look reads a new one); a changed length groups it again anyway.
+ */
+interface Groups<T> {
+  length: number;
+  groups: Map<string, T[]>;
+}
+const byController = new WeakMap<readonly Pod[], Groups<Pod>>();
+const byControllerOfAny = new WeakMap<readonly KubeObject[], Groups<KubeObject>>();
+const byKind = new WeakMap<readonly KubeObject[], Groups<KubeObject>>();
+
+/** The controller's uid (the API server allows one controller reference an object). */
+const controllerUid = (object: Pod | KubeObject) =>
+  object.metadata.ownerReferences?.find((owner) => owner.controller === true)?.uid;
+const kindKey = (object: KubeObject) => `${object.apiVersion}/${object.kind}`;
+
+function grouped<T>(
+  cache: WeakMap<readonly T[], Groups<T>>,
+  items: readonly T[],
+  keyOf: (item: T) => string | undefined,
+): Map<string, T[]> {
+  const known = cache.get(items);
+  if (known && known.length === items.length) return known.groups;
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    if (key === undefined) continue;
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  cache.set(items, { length: items.length, groups });
+  return groups;
 }
 
 /** What a verdict says in words, when it says anything beyond its state. */

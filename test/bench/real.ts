@@ -17,7 +17,8 @@
 //            old template (exit 3), against the limit: `kubectl apply`, the first ErrImagePull,
 //            one PUT of the old Deployment
 //   scale    N objects all changed (--sizes, default 300), client-side and --server-side, against
-//            `kubectl apply` (and --server-side) and `helm upgrade --wait=watcher`; --scale-runs
+//            `kubectl apply` (and --server-side), `kubectl apply && kubectl rollout status deployment`
+//            (the floor with kguard's wait for every rollout) and `helm upgrade --wait=watcher`; --scale-runs
 //            rounds (default 3: a round of 300 takes minutes)
 // `--baseline PATH` (and `--baseline-executable PATH`) adds another build's kguard to every
 // section, in the same rounds: a before/after pair measured in the same hour.
@@ -287,8 +288,23 @@ class Bench {
       ...extra,
     ];
     const prefix = `many${size}`;
+    // The floor with kguard's guarantee "every changed workload verified rolled out": kubectl's own
+    // wait for every Deployment of the namespace (`rollout status deployment`, one after another),
+    // after the apply. The controllers' pace sets it: kubectl apply alone waits for none.
+    const andRolledOut = (namespace: string) => (version: number) => [
+      'sh',
+      '-c',
+      `kubectl apply -n ${namespace} -f "$1" && kubectl rollout status -n ${namespace} deployment`,
+      'sh',
+      files.manifests[version]!,
+    ];
     const tools: Tool[] = [
       { name: 'kubectl apply', namespace: `${prefix}-kubectl`, argv: kubectl(`${prefix}-kubectl`, []) },
+      {
+        name: 'kubectl apply && kubectl rollout status deployment (every one)',
+        namespace: `${prefix}-kubectl-wait`,
+        argv: andRolledOut(`${prefix}-kubectl-wait`),
+      },
       ...this.kguards(prefix, files, ['--timeout', '20m']),
       {
         name: 'kubectl apply --server-side',
@@ -298,6 +314,14 @@ class Bench {
       ...this.kguards(`${prefix}-ssa`, files, ['--server-side', '--timeout', '20m']),
       this.helmTool(prefix, files),
     ];
+    // Untimed, after each run: every Deployment rolled out, so that rollouts a tool left going
+    // (kubectl apply waits for none) do not load the controllers during the next tool's run.
+    for (const tool of tools)
+      tool.settle = async () => {
+        await execa('kubectl', ['rollout', 'status', '-n', tool.namespace, 'deployment', '--timeout=20m'], {
+          env: this.env,
+        });
+      };
     await this.setUp(tools);
     const rows = await this.rounds(tools, this.options.scaleRuns, (round) => (round + 1) % 2);
     this.report(`${size} objects (⅓ each 1-replica Deployments, ConfigMaps, Services), all changed`, rows);

@@ -1,7 +1,7 @@
 // Whose field is it: others' writes to fields this apply left alone are a crowded cluster's normal
 // life and are kept; a write to a field this apply changed is someone else's change that wins.
 import { describe, expect, it } from 'vitest';
-import { changeSinceApply, fieldsOfApply, fieldName, keepingOthers } from '../../src/objects/owners.js';
+import { changeSinceApply, differingPaths, fieldsOfApply, fieldName, keepingOthers } from '../../src/objects/owners.js';
 import type { KubeObject } from '../../src/objects/model.js';
 
 function deployment(image: string, replicas: number, extra: Partial<KubeObject['metadata']> = {}): KubeObject {
@@ -145,5 +145,28 @@ describe('an object the apply created', () => {
         fieldsOfApply(undefined, bare),
       )?.state,
     ).toBe('conflict');
+  });
+});
+
+describe('differingPaths compares as JSON', () => {
+  it('is blind to the order of keys and to members that JSON leaves out', () => {
+    const a = { spec: { replicas: 2, template: { labels: { app: 'web', tier: 'front' } } }, gone: undefined };
+    const b = { spec: { template: { labels: { tier: 'front', app: 'web' } }, replicas: 2 } };
+    expect(differingPaths(a, b)).toEqual([]);
+    // An undefined item is null in JSON, as in the cluster's copy.
+    expect(differingPaths({ args: ['a', undefined] }, { args: ['a', null] })).toEqual([]);
+  });
+
+  it('names each leaf that differs, and a list whose length changed as a whole', () => {
+    const a = { spec: { replicas: 2, ports: [80, 443], labels: { app: 'web' } } };
+    const b = { spec: { replicas: 3, ports: [80], labels: { app: 'web', extra: 'x' } } };
+    expect(differingPaths(a, b)).toEqual([
+      ['spec', 'labels', 'extra'],
+      ['spec', 'ports'],
+      ['spec', 'replicas'],
+    ]);
+    expect(differingPaths({ a: { b: 1 } }, { a: [1] })).toEqual([['a']]);
+    expect(differingPaths({ a: 0 }, { a: false })).toEqual([['a']]);
+    expect(differingPaths({ a: null }, {})).toEqual([['a']]);
   });
 });

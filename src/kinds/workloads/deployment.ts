@@ -7,7 +7,7 @@ import { conditionOf, revisionOf, type Condition, type Deployment, type ReplicaS
 import type { WorkloadSnapshot } from '../../model/snapshot.js';
 import type { Expectation, Progress, Verdict } from '../../model/verdict.js';
 import type { KubeObject } from '../../objects/model.js';
-import { objectsOfKind, podsControlledBy, type ConditionCause, type RolloutRules } from '../engine.js';
+import { objectsControlledBy, podsControlledBy, type ConditionCause, type RolloutRules } from '../engine.js';
 import { newReplicaSetFor } from './template.js';
 
 export const deploymentRules: RolloutRules<Deployment> = {
@@ -42,7 +42,7 @@ export function unwatchedDeployment(applied: Deployment): Verdict | undefined {
 }
 
 function newReplicaSetIn(deployment: Deployment, snapshot: WorkloadSnapshot): ReplicaSet | undefined {
-  return newReplicaSetFor(deployment, objectsOfKind<ReplicaSet>(snapshot, 'apps/v1', 'ReplicaSet'));
+  return newReplicaSetFor(deployment, objectsControlledBy<ReplicaSet>(deployment, snapshot, 'apps/v1', 'ReplicaSet'));
 }
 
 /** What `kubectl rollout status` would still wait for, or undefined when the rollout is complete. */

@@ -5,7 +5,25 @@ import { isControlledBy } from '../../kube.js';
 
 const HASH_LABEL = 'pod-template-hash';
 
+/**
+ * Each template's canonical form, kept while the template is: a look judges every pending
+ * Deployment against every ReplicaSet it owns, several times, and 100 Deployments took 12 s of
+ * CPU a run recomputing the same forms (measured, docs/performance.md). Objects read from the
+ * cluster are never changed in place (a newer copy is a new object), so a form never goes stale.
+ */
+const canonicalForms = new WeakMap<PodTemplate, string>();
+
 export function canonicalTemplate(template: PodTemplate | undefined): string {
+  if (!template) return canonicalForm(undefined);
+  let form = canonicalForms.get(template);
+  if (form === undefined) {
+    form = canonicalForm(template);
+    canonicalForms.set(template, form);
+  }
+  return form;
+}
+
+function canonicalForm(template: PodTemplate | undefined): string {
   const copy = structuredClone(template ?? {});
   if (copy.metadata?.labels) delete copy.metadata.labels[HASH_LABEL];
   return stableStringify(withoutEmpty(copy) ?? {});
