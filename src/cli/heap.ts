@@ -11,11 +11,14 @@ import v8 from 'node:v8';
 import type { ManifestInput } from '../model/options.js';
 
 /**
- * Manifests above this many bytes are a big apply: about 300 small objects (the bench's 1,000
- * objects are 214 KB), or some 50 of an application's usual size. A release of a few services
- * (10 to 30 KB) stays under it.
+ * Manifests above this many bytes are a big apply: about 150 small objects (the bench's 300
+ * objects are 63.5 KB, its 1,000 are 214 KB), or some 25 of an application's usual size. A
+ * release of a few services (10 to 30 KB) stays under it. It was 64 KiB, which the 300 objects
+ * passed under: their run peaked at 125–132 MiB with V8's default and 104–106 MiB with the flag
+ * (the simulator, five runs each); the flag's 40 ms at the start are nothing beside the tens of
+ * seconds such an apply takes on a real API server (docs/performance.md).
  */
-export const SMALL_HEAP_ABOVE_BYTES = 64 * 1024;
+export const SMALL_HEAP_ABOVE_BYTES = 32 * 1024;
 
 /** The files kubectl reads from a directory (kubectl's FileVisitor extensions). */
 const MANIFEST_EXTENSIONS = new Set(['.json', '.yaml', '.yml']);

@@ -15,11 +15,13 @@
 //   noop     the same applied again: against `kubectl apply` and `helm upgrade`
 //   missing  a Deployment whose new image no registry has (none is reachable): kguard, back on the
 //            old template (exit 3), against the limit: `kubectl apply`, the first ErrImagePull,
-//            one PUT of the old Deployment
+//            one PUT of the old Deployment; and the floors with kguard's guarantees: a server dry
+//            run first, and then also the old template rolled out again (kguard's restore is done
+//            when the workload written back is healthy)
 //   scale    N objects all changed (--sizes, default 300), client-side and --server-side, against
 //            `kubectl apply` (and --server-side), `kubectl apply && kubectl rollout status deployment`
 //            (the floor with kguard's wait for every rollout) and `helm upgrade --wait=watcher`; --scale-runs
-//            rounds (default 3: a round of 300 takes minutes)
+//            rounds (default 3: a round of 300 takes minutes); `--without-helm` leaves Helm out
 // `--baseline PATH` (and `--baseline-executable PATH`) adds another build's kguard to every
 // section, in the same rounds: a before/after pair measured in the same hour.
 import { existsSync } from 'node:fs';
@@ -45,6 +47,8 @@ export interface RealOptions {
   scaleRuns: number;
   sizes: number[];
   only?: string[];
+  /** `--without-helm`: the scale section without Helm (a set-up and a run of 1,000 take it half an hour). */
+  withoutHelm?: boolean;
 }
 
 interface Sample {
@@ -222,7 +226,7 @@ class Bench {
     };
     // The limit, and the floor with kguard's guarantee "nothing written before the server accepts
     // the whole apply": the same with one server dry run of the new template first.
-    const limitIn = (namespace: string, name: string, dryRunFirst: boolean): Tool => ({
+    const limitIn = (namespace: string, name: string, dryRunFirst: boolean, untilRestored = false): Tool => ({
       name,
       namespace,
       measure: async () => {
@@ -257,6 +261,17 @@ class Bench {
           metadata: { ...old.metadata, resourceVersion: now.metadata.resourceVersion },
         });
         if (put.status !== 200) throw new Error(`PUT ${path}: ${put.status} ${put.text}`);
+        // kguard's restore is done when the workload written back is rolled out again: what
+        // `kubectl rollout status` waits for (the generation observed, every replica updated and
+        // available, no old one left), seen on a watch from the PUT's resourceVersion.
+        if (untilRestored) {
+          const written = JSON.parse(put.text) as { metadata: { generation: number; resourceVersion: string } };
+          await client.watchUntil(
+            `${path.replace(/\/web$/, '')}?fieldSelector=metadata.name%3Dweb&watch=1&resourceVersion=${written.metadata.resourceVersion}`,
+            (event) => rolledOutAgain(event.object, written.metadata.generation),
+            120_000,
+          );
+        }
         return { wallMs: performance.now() - began };
       },
     });
@@ -266,7 +281,13 @@ class Bench {
       false,
     );
     const floor = limitIn('doomed-floor', 'floor: one server dry run (kubectl), then the limit', true);
-    const tools: Tool[] = [limit, floor, ...this.kguards('doomed', files, [], 3)];
+    const restored = limitIn(
+      'doomed-restored',
+      'floor, and the old template rolled out again (kubectl rollout status)',
+      true,
+      true,
+    );
+    const tools: Tool[] = [limit, floor, restored, ...this.kguards('doomed', files, [], 3)];
     for (const tool of tools) tool.settle = rolledOut(tool.namespace);
     await this.setUp(
       tools.map((tool) => ({ ...tool, argv: undefined, measure: undefined })),
@@ -312,7 +333,7 @@ class Bench {
         argv: kubectl(`${prefix}-kubectl-ssa`, ['--server-side']),
       },
       ...this.kguards(`${prefix}-ssa`, files, ['--server-side', '--timeout', '20m']),
-      this.helmTool(prefix, files),
+      ...(this.options.withoutHelm ? [] : [this.helmTool(prefix, files)]),
     ];
     // Untimed, after each run: every Deployment rolled out, so that rollouts a tool left going
     // (kubectl apply waits for none) do not load the controllers during the next tool's run.
@@ -434,4 +455,21 @@ function spread(values: readonly number[], digits: number): string {
 export function defaultExecutable(root: string): string | undefined {
   const path = join(root, 'dist', 'binaries', 'kguard-linux-x64');
   return existsSync(path) ? path : undefined;
+}
+
+/** kubectl's DeploymentStatusViewer says "successfully rolled out" of this Deployment at `generation`. */
+function rolledOutAgain(object: unknown, generation: number): boolean {
+  const deployment = object as {
+    metadata: { generation?: number };
+    spec?: { replicas?: number };
+    status?: { observedGeneration?: number; updatedReplicas?: number; replicas?: number; availableReplicas?: number };
+  };
+  const status = deployment.status ?? {};
+  const desired = deployment.spec?.replicas ?? 1;
+  return (
+    (status.observedGeneration ?? 0) >= generation &&
+    (status.updatedReplicas ?? 0) >= desired &&
+    (status.replicas ?? 0) <= (status.updatedReplicas ?? 0) &&
+    (status.availableReplicas ?? 0) >= (status.updatedReplicas ?? 0)
+  );
 }

@@ -54,6 +54,7 @@ const { values: flags } = parseArgs({
     baseline: { type: 'string' },
     'baseline-executable': { type: 'string' },
     'scale-runs': { type: 'string' },
+    'without-helm': { type: 'boolean' },
   },
 });
 const kguard = flags.kguard ?? fileURLToPath(new URL('../../../bin/kguard', import.meta.url));
@@ -486,6 +487,7 @@ async function main(): Promise<void> {
       scaleRuns: Number(flags['scale-runs'] ?? 3),
       sizes: (flags.sizes ?? '300').split(',').map(Number),
       only: flags.only?.split(','),
+      withoutHelm: flags['without-helm'] === true,
     });
     return;
   }
