@@ -60284,7 +60284,7 @@ var SMALL_HEAP_ABOVE_BYTES, MANIFEST_EXTENSIONS;
 var init_heap = __esm({
   "src/cli/heap.ts"() {
     "use strict";
-    SMALL_HEAP_ABOVE_BYTES = 64 * 1024;
+    SMALL_HEAP_ABOVE_BYTES = 32 * 1024;
     MANIFEST_EXTENSIONS = /* @__PURE__ */ new Set([".json", ".yaml", ".yml"]);
   }
 });
@@ -64125,14 +64125,23 @@ function isContainer(value) {
 function same2(a2, b) {
   if (a2 === b) return true;
   if (!isContainer(a2) || !isContainer(b)) return false;
-  return JSON.stringify(sorted(a2)) === JSON.stringify(sorted(b));
+  return sameJson(a2, b);
 }
-function sorted(value) {
-  if (Array.isArray(value)) return value.map(sorted);
-  if (!isContainer(value)) return value;
-  return Object.fromEntries(
-    Object.keys(value).sort().map((key) => [key, sorted(value[key])])
+function sameJson(a2, b) {
+  if (a2 === b) return true;
+  if (!isContainer(a2) || !isContainer(b)) return JSON.stringify(a2 ?? null) === JSON.stringify(b ?? null);
+  if (Array.isArray(a2) !== Array.isArray(b)) return false;
+  if (Array.isArray(a2) && Array.isArray(b))
+    return a2.length === b.length && a2.every((item, index) => sameJson(item, b[index]));
+  const left = presentKeys(a2);
+  const right = presentKeys(b);
+  if (left.length !== right.length) return false;
+  return left.every(
+    (key) => Object.hasOwn(b, key) && b[key] !== void 0 && sameJson(a2[key], b[key])
   );
+}
+function presentKeys(value) {
+  return Object.keys(value).filter((key) => value[key] !== void 0);
 }
 var LAST_APPLIED2, MAX_PATHS;
 var init_owners = __esm({
@@ -64198,7 +64207,7 @@ var init_status_moment = __esm({
 // src/kinds/engine.ts
 function judge(rules, observation, expected, firstSeen, moment) {
   const { object, snapshot: snapshot2 } = observation;
-  const change = changeSinceApply(expected.applied, object, expected.ours);
+  const change = changeSinceLook(expected, object);
   if (change || !object) {
     const progress2 = change?.state === "conflict" && object ? rules.progress(object, snapshot2) : NO_PROGRESS;
     return { state: change?.state ?? "gone", progress: progress2, findings: [], detail: change?.detail ?? "it was deleted" };
@@ -64340,14 +64349,35 @@ function isFatalNow(policy, since, now2, restartCount = 0, pods = 1) {
 function podsControlledBy(object, pods) {
   const uid = object.metadata.uid;
   if (!uid) return [];
-  return pods.filter(
-    (pod) => (pod.metadata.ownerReferences ?? []).some((owner) => owner.controller === true && owner.uid === uid)
-  );
+  return [...grouped(byController, pods, controllerUid).get(uid) ?? []];
 }
-function objectsOfKind(snapshot2, apiVersion, kind) {
-  return snapshot2.objects.filter(
-    (object) => object.kind === kind && object.apiVersion === apiVersion
-  );
+function changeSinceLook(expected, object) {
+  if (!object) return changeSinceApply(expected.applied, object, expected.ours);
+  const seen = changesSeen.get(object);
+  if (seen?.expected === expected) return seen.change;
+  const change = changeSinceApply(expected.applied, object, expected.ours);
+  changesSeen.set(object, { expected, change });
+  return change;
+}
+function objectsControlledBy(owner, snapshot2, apiVersion, kind) {
+  const uid = owner.metadata.uid;
+  if (!uid) return [];
+  const controlled = grouped(byControllerOfAny, snapshot2.objects, controllerUid).get(uid) ?? [];
+  return controlled.filter((object) => object.apiVersion === apiVersion && object.kind === kind);
+}
+function grouped(cache, items, keyOf3) {
+  const known = cache.get(items);
+  if (known && known.length === items.length) return known.groups;
+  const groups = /* @__PURE__ */ new Map();
+  for (const item of items) {
+    const key = keyOf3(item);
+    if (key === void 0) continue;
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  cache.set(items, { length: items.length, groups });
+  return groups;
 }
 function verdictText(verdict) {
   if ("detail" in verdict) return verdict.detail;
@@ -64356,7 +64386,7 @@ function verdictText(verdict) {
     return verdict.cause.message;
   return void 0;
 }
-var NO_PROGRESS, STANDING;
+var NO_PROGRESS, STANDING, changesSeen, byController, byControllerOfAny, controllerUid;
 var init_engine = __esm({
   "src/kinds/engine.ts"() {
     "use strict";
@@ -64368,6 +64398,10 @@ var init_engine = __esm({
     init_status_moment();
     NO_PROGRESS = { desired: 0, updated: 0, ready: 0, available: 0 };
     STANDING = "no status written since the apply; judged on the one from before";
+    changesSeen = /* @__PURE__ */ new WeakMap();
+    byController = /* @__PURE__ */ new WeakMap();
+    byControllerOfAny = /* @__PURE__ */ new WeakMap();
+    controllerUid = (object) => object.metadata.ownerReferences?.find((owner) => owner.controller === true)?.uid;
   }
 });
 
@@ -64484,6 +64518,15 @@ var init_daemonset = __esm({
 
 // src/kinds/workloads/template.ts
 function canonicalTemplate(template) {
+  if (!template) return canonicalForm(void 0);
+  let form = canonicalForms.get(template);
+  if (form === void 0) {
+    form = canonicalForm(template);
+    canonicalForms.set(template, form);
+  }
+  return form;
+}
+function canonicalForm(template) {
   const copy = structuredClone(template ?? {});
   if (copy.metadata?.labels) delete copy.metadata.labels[HASH_LABEL];
   return stableStringify(withoutEmpty(copy) ?? {});
@@ -64516,12 +64559,13 @@ function stableStringify(value) {
   }
   return JSON.stringify(value);
 }
-var HASH_LABEL;
+var HASH_LABEL, canonicalForms;
 var init_template3 = __esm({
   "src/kinds/workloads/template.ts"() {
     "use strict";
     init_kube();
     HASH_LABEL = "pod-template-hash";
+    canonicalForms = /* @__PURE__ */ new WeakMap();
   }
 });
 
@@ -64535,7 +64579,7 @@ function unwatchedDeployment(applied2) {
   };
 }
 function newReplicaSetIn(deployment, snapshot2) {
-  return newReplicaSetFor(deployment, objectsOfKind(snapshot2, "apps/v1", "ReplicaSet"));
+  return newReplicaSetFor(deployment, objectsControlledBy(deployment, snapshot2, "apps/v1", "ReplicaSet"));
 }
 function rolloutWait(deployment, readyNew = 0) {
   if (deployment.spec?.paused)
