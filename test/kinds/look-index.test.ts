@@ -1,7 +1,7 @@
 // A look's objects are grouped once per list (kinds/engine.ts): the answers are those of a filter
 // over the whole list, whatever was asked before.
 import { describe, expect, it } from 'vitest';
-import { objectsControlledBy, objectsOfKind, podsControlledBy } from '../../src/kinds/engine.js';
+import { objectsControlledBy, objectsOfKind, podsControlledBy } from '../../src/kinds/look-index.js';
 import type { KubeObject } from '../../src/objects/model.js';
 import { deployment, pod, replicaSet } from '../fixtures/load.js';
 import { expectationOf, verdictFor } from './judge-deployment.js';

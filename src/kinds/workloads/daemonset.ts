@@ -3,7 +3,8 @@
 // copies it to each pod's pod-template-generation label, daemon/util CreatePodTemplate); it is done
 // when `kubectl rollout status daemonset/NAME` says so (rollout_status.go DaemonSetStatusViewer).
 import type { DaemonSet } from '../../kube.js';
-import { podsControlledBy, type RolloutRules } from '../engine.js';
+import type { RolloutRules } from '../engine.js';
+import { podsControlledBy } from '../look-index.js';
 
 export const TEMPLATE_GENERATION_ANNOTATION = 'deprecated.daemonset.template.generation';
 export const POD_TEMPLATE_GENERATION_LABEL = 'pod-template-generation';

@@ -7,7 +7,8 @@ import { conditionOf, revisionOf, type Condition, type Deployment, type ReplicaS
 import type { WorkloadSnapshot } from '../../model/snapshot.js';
 import type { Expectation, Progress, Verdict } from '../../model/verdict.js';
 import type { KubeObject } from '../../objects/model.js';
-import { objectsControlledBy, podsControlledBy, type ConditionCause, type RolloutRules } from '../engine.js';
+import type { ConditionCause, RolloutRules } from '../engine.js';
+import { objectsControlledBy, podsControlledBy } from '../look-index.js';
 import { newReplicaSetFor } from './template.js';
 
 export const deploymentRules: RolloutRules<Deployment> = {

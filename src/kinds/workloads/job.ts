@@ -7,7 +7,8 @@ import { CONTAINER_FAILED, JOB_CONDITION_REASONS, JOB_FAILED } from '../../class
 import type { Finding } from '../../model/findings.js';
 import { conditionOf, type Job, type KubeEvent, type Pod } from '../../kube.js';
 import type { Verdict } from '../../model/verdict.js';
-import { podsControlledBy, type ConditionCause, type RolloutRules } from '../engine.js';
+import type { ConditionCause, RolloutRules } from '../engine.js';
+import { podsControlledBy } from '../look-index.js';
 import type { Overrides } from '../overrides.js';
 import type { KubeObject } from '../../objects/model.js';
 import type { RecreateRule } from '../refusals.js';

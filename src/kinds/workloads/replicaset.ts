@@ -2,7 +2,8 @@
 // (kstatus replicasetConditions); a ReplicaFailure it keeps fails it as it fails a Deployment.
 import { conditionRuleFor } from '../../classify/table.js';
 import { conditionOf, type Condition, type ReplicaSet } from '../../kube.js';
-import { podsControlledBy, type RolloutRules } from '../engine.js';
+import type { RolloutRules } from '../engine.js';
+import { podsControlledBy } from '../look-index.js';
 
 type ObservedReplicaSet = ReplicaSet & {
   spec?: { replicas?: number };

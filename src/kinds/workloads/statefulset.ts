@@ -2,7 +2,8 @@
 // status statefulset/NAME` says so (kubectl pkg/polymorphichelpers/rollout_status.go,
 // StatefulSetStatusViewer); nothing but its pods can fail it (the controller sets no condition).
 import { REVISION_HASH_LABEL, type StatefulSet } from '../../kube.js';
-import { podsControlledBy, type RolloutRules } from '../engine.js';
+import type { RolloutRules } from '../engine.js';
+import { podsControlledBy } from '../look-index.js';
 
 export const statefulSetRules: RolloutRules<StatefulSet> = {
   controller: 'statefulset controller',

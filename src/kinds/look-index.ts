@@ -1,0 +1,68 @@
+// What one look read, grouped once per list: the pods a workload controls, a Deployment's
+// ReplicaSets, the objects of a kind. Pure.
+import type { Pod } from '../kube.js';
+import type { WorkloadSnapshot } from '../model/snapshot.js';
+import type { KubeObject } from '../objects/model.js';
+
+/** Pods controlled by the object (the controller's ownerReference), as the tracker read them. */
+export function podsControlledBy(object: { metadata: { uid?: string } }, pods: readonly Pod[]): Pod[] {
+  const uid = object.metadata.uid;
+  if (!uid) return [];
+  return [...(grouped(byController, pods, controllerUid).get(uid) ?? [])];
+}
+
+/** The objects of one kind that `owner` controls, among what was read (a Deployment's ReplicaSets). */
+export function objectsControlledBy<T>(
+  owner: { metadata: { uid?: string } },
+  snapshot: WorkloadSnapshot,
+  apiVersion: string,
+  kind: string,
+): T[] {
+  const uid = owner.metadata.uid;
+  if (!uid) return [];
+  const controlled = grouped(byControllerOfAny, snapshot.objects, controllerUid).get(uid) ?? [];
+  return controlled.filter((object) => object.apiVersion === apiVersion && object.kind === kind) as unknown as T[];
+}
+
+/** The objects of one kind among what was read. */
+export function objectsOfKind<T>(snapshot: WorkloadSnapshot, apiVersion: string, kind: string): T[] {
+  return [...(grouped(byKind, snapshot.objects, kindKey).get(`${apiVersion}/${kind}`) ?? [])] as unknown as T[];
+}
+
+/**
+ * A look's objects grouped once per list: each look judges every pending workload, each asking
+ * several times for its pods and its ReplicaSets, and filtering the whole list on each ask took
+ * seconds of CPU a run at 100 Deployments (docs/performance.md). A list read from the cluster is
+ * never changed in place (each look reads a new one); a changed length groups it again anyway.
+ */
+interface Groups<T> {
+  length: number;
+  groups: Map<string, T[]>;
+}
+const byController = new WeakMap<readonly Pod[], Groups<Pod>>();
+const byControllerOfAny = new WeakMap<readonly KubeObject[], Groups<KubeObject>>();
+const byKind = new WeakMap<readonly KubeObject[], Groups<KubeObject>>();
+
+/** The controller's uid (the API server allows one controller reference an object). */
+const controllerUid = (object: Pod | KubeObject) =>
+  object.metadata.ownerReferences?.find((owner) => owner.controller === true)?.uid;
+const kindKey = (object: KubeObject) => `${object.apiVersion}/${object.kind}`;
+
+function grouped<T>(
+  cache: WeakMap<readonly T[], Groups<T>>,
+  items: readonly T[],
+  keyOf: (item: T) => string | undefined,
+): Map<string, T[]> {
+  const known = cache.get(items);
+  if (known && known.length === items.length) return known.groups;
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    if (key === undefined) continue;
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  cache.set(items, { length: items.length, groups });
+  return groups;
+}
