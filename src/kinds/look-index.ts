@@ -1,5 +1,5 @@
 // What one look read, grouped once per list: the pods a workload controls, a Deployment's
-// ReplicaSets, the objects of a kind. Pure.
+// ReplicaSets. Pure.
 import type { Pod } from '../kube.js';
 import type { WorkloadSnapshot } from '../model/snapshot.js';
 import type { KubeObject } from '../objects/model.js';
@@ -24,11 +24,6 @@ export function objectsControlledBy<T>(
   return controlled.filter((object) => object.apiVersion === apiVersion && object.kind === kind) as unknown as T[];
 }
 
-/** The objects of one kind among what was read. */
-export function objectsOfKind<T>(snapshot: WorkloadSnapshot, apiVersion: string, kind: string): T[] {
-  return [...(grouped(byKind, snapshot.objects, kindKey).get(`${apiVersion}/${kind}`) ?? [])] as unknown as T[];
-}
-
 /**
  * A look's objects grouped once per list: each look judges every pending workload, each asking
  * several times for its pods and its ReplicaSets, and filtering the whole list on each ask took
@@ -41,12 +36,10 @@ interface Groups<T> {
 }
 const byController = new WeakMap<readonly Pod[], Groups<Pod>>();
 const byControllerOfAny = new WeakMap<readonly KubeObject[], Groups<KubeObject>>();
-const byKind = new WeakMap<readonly KubeObject[], Groups<KubeObject>>();
 
 /** The controller's uid (the API server allows one controller reference an object). */
 const controllerUid = (object: Pod | KubeObject) =>
   object.metadata.ownerReferences?.find((owner) => owner.controller === true)?.uid;
-const kindKey = (object: KubeObject) => `${object.apiVersion}/${object.kind}`;
 
 function grouped<T>(
   cache: WeakMap<readonly T[], Groups<T>>,

@@ -1,7 +1,7 @@
 // A look's objects are grouped once per list (kinds/engine.ts): the answers are those of a filter
 // over the whole list, whatever was asked before.
 import { describe, expect, it } from 'vitest';
-import { objectsControlledBy, objectsOfKind, podsControlledBy } from '../../src/kinds/look-index.js';
+import { objectsControlledBy, podsControlledBy } from '../../src/kinds/look-index.js';
 import type { KubeObject } from '../../src/objects/model.js';
 import { deployment, pod, replicaSet } from '../fixtures/load.js';
 import { expectationOf, verdictFor } from './judge-deployment.js';
@@ -47,7 +47,7 @@ describe('podsControlledBy', () => {
   });
 });
 
-describe('objectsControlledBy and objectsOfKind', () => {
+describe('objectsControlledBy', () => {
   const foreign = replicaSet('progressing-new');
   foreign.metadata.name = 'other-abc';
   foreign.metadata.ownerReferences = [
@@ -61,15 +61,6 @@ describe('objectsControlledBy and objectsOfKind', () => {
       objectsControlledBy<KubeObject>(web, snapshot, 'apps/v1', 'ReplicaSet').map((each) => each.metadata.name),
     ).toEqual(['web-7d9c6b8f4d', oldReplicaSet.metadata.name]);
     expect(objectsControlledBy(web, snapshot, 'v1', 'Pod')).toEqual([]);
-  });
-
-  it('gives every object of one kind and version, in the order read', () => {
-    expect(objectsOfKind<KubeObject>(snapshot, 'apps/v1', 'ReplicaSet').map((each) => each.metadata.name)).toEqual([
-      'web-7d9c6b8f4d',
-      'other-abc',
-      oldReplicaSet.metadata.name,
-    ]);
-    expect(objectsOfKind(snapshot, 'apps/v1beta2', 'ReplicaSet')).toEqual([]);
   });
 });
 
