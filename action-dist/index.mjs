@@ -64346,11 +64346,6 @@ function isFatalNow(policy, since, now2, restartCount = 0, pods = 1) {
   if (policy.pods !== void 0 && pods >= policy.pods) return true;
   return since !== void 0 && now2 - since >= policy.seconds * 1e3;
 }
-function podsControlledBy(object, pods) {
-  const uid = object.metadata.uid;
-  if (!uid) return [];
-  return [...grouped(byController, pods, controllerUid).get(uid) ?? []];
-}
 function changeSinceLook(expected, object) {
   if (!object) return changeSinceApply(expected.applied, object, expected.ours);
   const seen = changesSeen.get(object);
@@ -64359,26 +64354,6 @@ function changeSinceLook(expected, object) {
   changesSeen.set(object, { expected, change });
   return change;
 }
-function objectsControlledBy(owner, snapshot2, apiVersion, kind) {
-  const uid = owner.metadata.uid;
-  if (!uid) return [];
-  const controlled = grouped(byControllerOfAny, snapshot2.objects, controllerUid).get(uid) ?? [];
-  return controlled.filter((object) => object.apiVersion === apiVersion && object.kind === kind);
-}
-function grouped(cache, items, keyOf3) {
-  const known = cache.get(items);
-  if (known && known.length === items.length) return known.groups;
-  const groups = /* @__PURE__ */ new Map();
-  for (const item of items) {
-    const key = keyOf3(item);
-    if (key === void 0) continue;
-    const group = groups.get(key);
-    if (group) group.push(item);
-    else groups.set(key, [item]);
-  }
-  cache.set(items, { length: items.length, groups });
-  return groups;
-}
 function verdictText(verdict) {
   if ("detail" in verdict) return verdict.detail;
   if ("waitingFor" in verdict) return verdict.waitingFor;
@@ -64386,7 +64361,7 @@ function verdictText(verdict) {
     return verdict.cause.message;
   return void 0;
 }
-var NO_PROGRESS, STANDING, changesSeen, byController, byControllerOfAny, controllerUid;
+var NO_PROGRESS, STANDING, changesSeen;
 var init_engine = __esm({
   "src/kinds/engine.ts"() {
     "use strict";
@@ -64399,9 +64374,6 @@ var init_engine = __esm({
     NO_PROGRESS = { desired: 0, updated: 0, ready: 0, available: 0 };
     STANDING = "no status written since the apply; judged on the one from before";
     changesSeen = /* @__PURE__ */ new WeakMap();
-    byController = /* @__PURE__ */ new WeakMap();
-    byControllerOfAny = /* @__PURE__ */ new WeakMap();
-    controllerUid = (object) => object.metadata.ownerReferences?.find((owner) => owner.controller === true)?.uid;
   }
 });
 
@@ -64471,6 +64443,42 @@ var init_overrides = __esm({
   }
 });
 
+// src/kinds/look-index.ts
+function podsControlledBy(object, pods) {
+  const uid = object.metadata.uid;
+  if (!uid) return [];
+  return [...grouped(byController, pods, controllerUid).get(uid) ?? []];
+}
+function objectsControlledBy(owner, snapshot2, apiVersion, kind) {
+  const uid = owner.metadata.uid;
+  if (!uid) return [];
+  const controlled = grouped(byControllerOfAny, snapshot2.objects, controllerUid).get(uid) ?? [];
+  return controlled.filter((object) => object.apiVersion === apiVersion && object.kind === kind);
+}
+function grouped(cache, items, keyOf3) {
+  const known = cache.get(items);
+  if (known && known.length === items.length) return known.groups;
+  const groups = /* @__PURE__ */ new Map();
+  for (const item of items) {
+    const key = keyOf3(item);
+    if (key === void 0) continue;
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  cache.set(items, { length: items.length, groups });
+  return groups;
+}
+var byController, byControllerOfAny, controllerUid;
+var init_look_index = __esm({
+  "src/kinds/look-index.ts"() {
+    "use strict";
+    byController = /* @__PURE__ */ new WeakMap();
+    byControllerOfAny = /* @__PURE__ */ new WeakMap();
+    controllerUid = (object) => object.metadata.ownerReferences?.find((owner) => owner.controller === true)?.uid;
+  }
+});
+
 // src/kinds/workloads/daemonset.ts
 function daemonSetWait(set) {
   const status2 = set.status ?? {};
@@ -64487,7 +64495,7 @@ var TEMPLATE_GENERATION_ANNOTATION, POD_TEMPLATE_GENERATION_LABEL, daemonSetRule
 var init_daemonset = __esm({
   "src/kinds/workloads/daemonset.ts"() {
     "use strict";
-    init_engine();
+    init_look_index();
     TEMPLATE_GENERATION_ANNOTATION = "deprecated.daemonset.template.generation";
     POD_TEMPLATE_GENERATION_LABEL = "pod-template-generation";
     daemonSetRules = {
@@ -64658,7 +64666,7 @@ var init_deployment = __esm({
     "use strict";
     init_table();
     init_kube();
-    init_engine();
+    init_look_index();
     init_template3();
     deploymentRules = {
       controller: "deployment controller",
@@ -64718,7 +64726,7 @@ var init_statefulset = __esm({
   "src/kinds/workloads/statefulset.ts"() {
     "use strict";
     init_kube();
-    init_engine();
+    init_look_index();
     statefulSetRules = {
       controller: "statefulset controller",
       servingPods: true,
@@ -65852,7 +65860,7 @@ var init_job = __esm({
     "use strict";
     init_conditions();
     init_kube();
-    init_engine();
+    init_look_index();
     CONTROLLER_UID_LABELS = ["batch.kubernetes.io/controller-uid", "controller-uid"];
   }
 });
@@ -65902,7 +65910,7 @@ var init_replicaset = __esm({
     "use strict";
     init_table();
     init_kube();
-    init_engine();
+    init_look_index();
     replicaSetRules = {
       controller: "replicaset controller",
       servingPods: true,
