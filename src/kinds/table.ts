@@ -28,6 +28,7 @@ import type { Verdict } from '../model/verdict.js';
 import type { Job, KubeEvent } from '../kube.js';
 import { groupOf, kindKey, typeArg, type KubeObject, type ObjectRef } from '../objects/model.js';
 import { claimPutBack, claimRules } from './claim.js';
+import { objectNamed } from './look-index.js';
 import { crdRules } from './crd.js';
 import { unwatchedService, serviceRules } from './network/service.js';
 import { ingressRules } from './network/ingress.js';
@@ -312,11 +313,5 @@ function chooseRow(
 
 /** The object a look read for `ref`, if it is still there. */
 export function findObject(snapshot: WorkloadSnapshot, ref: ObjectRef): KubeObject | undefined {
-  return snapshot.objects.find(
-    (object) =>
-      object.kind === ref.kind &&
-      groupOf(object.apiVersion) === groupOf(ref.apiVersion) &&
-      object.metadata.name === ref.name &&
-      (object.metadata.namespace ?? '') === ref.namespace,
-  );
+  return objectNamed(snapshot, ref);
 }

@@ -225,13 +225,22 @@ export function rowOf(target: TrackTarget): KindRow {
   return target.row ?? rowFor(target.workload);
 }
 
-/** The engine's rules for a watched target (only kinds with rules are ever watched). */
+/**
+ * The engine's rules for a watched target (only kinds with rules are ever watched), made once a
+ * target: a look asks for them twice for every pending workload, and making them anew each time
+ * was seconds of CPU and garbage a run at 334 Deployments (docs/performance.md).
+ */
 export function rulesOf(target: TrackTarget): RolloutRules<unknown> {
+  const known = rulesMade.get(target);
+  if (known) return known;
   const rules = rowOf(target).rules(target.overrides ?? NO_OVERRIDES);
   if (!rules)
     throw new Error(`kguard has no rules to watch ${target.workload.kind}: it should have been planned as applied`);
+  rulesMade.set(target, rules);
   return rules;
 }
+
+const rulesMade = new WeakMap<TrackTarget, RolloutRules<unknown>>();
 
 /** An object's own deadline (kguard.dev/timeout) or the run's. */
 function timeoutOf(target: TrackTarget, options: TrackOptions): number {
