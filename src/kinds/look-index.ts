@@ -50,14 +50,37 @@ const byName = new WeakMap<readonly KubeObject[], Groups<KubeObject>>();
 const nameKey = (object: KubeObject | ObjectRef) => {
   const { kind, apiVersion } = object;
   const { name, namespace } = 'metadata' in object ? object.metadata : object;
-  return JSON.stringify([kind, groupOf(apiVersion ?? ''), namespace ?? '', name]);
+  // No name, namespace, group or kind holds a NUL.
+  return `${kind}\0${groupOf(apiVersion ?? '')}\0${namespace ?? ''}\0${name}`;
 };
 
 /** The controller's uid (the API server allows one controller reference an object). */
 const controllerUid = (object: Pod | KubeObject) =>
   object.metadata.ownerReferences?.find((owner) => owner.controller === true)?.uid;
 
-function grouped<T>(
+/**
+ * Each object's keys, kept while the object is: every look reads a new list, but of the same
+ * objects (the watch keeps each copy until it changes), so a look groups them without working
+ * any key out again.
+ */
+const keysKnown = new WeakMap<(item: never) => string | undefined, WeakMap<object, string | undefined>>();
+
+function keyed<T extends object>(keyOf: (item: T) => string | undefined): (item: T) => string | undefined {
+  let keys = keysKnown.get(keyOf);
+  if (!keys) {
+    keys = new WeakMap();
+    keysKnown.set(keyOf, keys);
+  }
+  const known = keys;
+  return (item) => {
+    if (known.has(item)) return known.get(item);
+    const key = keyOf(item);
+    known.set(item, key);
+    return key;
+  };
+}
+
+function grouped<T extends object>(
   cache: WeakMap<readonly T[], Groups<T>>,
   items: readonly T[],
   keyOf: (item: T) => string | undefined,
@@ -65,8 +88,9 @@ function grouped<T>(
   const known = cache.get(items);
   if (known && known.length === items.length) return known.groups;
   const groups = new Map<string, T[]>();
+  const keyOfKnown = keyed(keyOf);
   for (const item of items) {
-    const key = keyOf(item);
+    const key = keyOfKnown(item);
     if (key === undefined) continue;
     const group = groups.get(key);
     if (group) group.push(item);
