@@ -5604,7 +5604,7 @@ function nativeFlags(command) {
 }
 function takeKubectlFlags(words) {
   const accepted = nativeFlags(words[0]);
-  const byName = new Map(
+  const byName2 = new Map(
     accepted.flatMap((flag) => [[flag.long, flag], ...flag.short ? [[flag.short, flag]] : []])
   );
   const rest = [];
@@ -5616,8 +5616,8 @@ function takeKubectlFlags(words) {
       break;
     }
     const [name, inline] = splitFlag(word);
-    const attached = isShortGroup(name) ? byName.get(name.slice(0, 2)) : void 0;
-    const flag = byName.get(name);
+    const attached = isShortGroup(name) ? byName2.get(name.slice(0, 2)) : void 0;
+    const flag = byName2.get(name);
     if (flag) {
       kubectlArgs.push(word);
       const next = words[index + 1];
@@ -64444,6 +64444,9 @@ var init_overrides = __esm({
 });
 
 // src/kinds/look-index.ts
+function objectNamed(snapshot2, ref) {
+  return grouped(byName, snapshot2.objects, nameKey).get(nameKey(ref))?.[0];
+}
 function podsControlledBy(object, pods) {
   const uid = object.metadata.uid;
   if (!uid) return [];
@@ -64455,12 +64458,27 @@ function objectsControlledBy(owner, snapshot2, apiVersion, kind) {
   const controlled = grouped(byControllerOfAny, snapshot2.objects, controllerUid).get(uid) ?? [];
   return controlled.filter((object) => object.apiVersion === apiVersion && object.kind === kind);
 }
+function keyed(keyOf3) {
+  let keys = keysKnown.get(keyOf3);
+  if (!keys) {
+    keys = /* @__PURE__ */ new WeakMap();
+    keysKnown.set(keyOf3, keys);
+  }
+  const known = keys;
+  return (item) => {
+    if (known.has(item)) return known.get(item);
+    const key = keyOf3(item);
+    known.set(item, key);
+    return key;
+  };
+}
 function grouped(cache, items, keyOf3) {
   const known = cache.get(items);
   if (known && known.length === items.length) return known.groups;
   const groups = /* @__PURE__ */ new Map();
+  const keyOfKnown = keyed(keyOf3);
   for (const item of items) {
-    const key = keyOf3(item);
+    const key = keyOfKnown(item);
     if (key === void 0) continue;
     const group = groups.get(key);
     if (group) group.push(item);
@@ -64469,13 +64487,21 @@ function grouped(cache, items, keyOf3) {
   cache.set(items, { length: items.length, groups });
   return groups;
 }
-var byController, byControllerOfAny, controllerUid;
+var byController, byControllerOfAny, byName, nameKey, controllerUid, keysKnown;
 var init_look_index = __esm({
   "src/kinds/look-index.ts"() {
     "use strict";
+    init_model();
     byController = /* @__PURE__ */ new WeakMap();
     byControllerOfAny = /* @__PURE__ */ new WeakMap();
+    byName = /* @__PURE__ */ new WeakMap();
+    nameKey = (object) => {
+      const { kind, apiVersion } = object;
+      const { name, namespace } = "metadata" in object ? object.metadata : object;
+      return `${kind}\0${groupOf(apiVersion ?? "")}\0${namespace ?? ""}\0${name}`;
+    };
     controllerUid = (object) => object.metadata.ownerReferences?.find((owner) => owner.controller === true)?.uid;
+    keysKnown = /* @__PURE__ */ new WeakMap();
   }
 });
 
@@ -66098,9 +66124,7 @@ function chooseRow(ref, overrides, rules, problems, statusGraceMs) {
   return rowFor(ref, statusGraceMs);
 }
 function findObject(snapshot2, ref) {
-  return snapshot2.objects.find(
-    (object) => object.kind === ref.kind && groupOf(object.apiVersion) === groupOf(ref.apiVersion) && object.metadata.name === ref.name && (object.metadata.namespace ?? "") === ref.namespace
-  );
+  return objectNamed(snapshot2, ref);
 }
 var applied, NO_STATUS, TEMPLATE, runningPods, ROWS, NO_STATUS_GROUPS;
 var init_table2 = __esm({
@@ -66109,6 +66133,7 @@ var init_table2 = __esm({
     init_unsettled();
     init_model();
     init_claim();
+    init_look_index();
     init_crd();
     init_service();
     init_ingress();
@@ -66808,9 +66833,12 @@ function rowOf(target) {
   return target.row ?? rowFor(target.workload);
 }
 function rulesOf(target) {
+  const known = rulesMade.get(target);
+  if (known) return known;
   const rules = rowOf(target).rules(target.overrides ?? NO_OVERRIDES);
   if (!rules)
     throw new Error(`kguard has no rules to watch ${target.workload.kind}: it should have been planned as applied`);
+  rulesMade.set(target, rules);
   return rules;
 }
 function timeoutOf(target, options) {
@@ -66921,7 +66949,7 @@ async function readLogs(verdict, namespace, shown2, kubectl) {
     })
   );
 }
-var JSON_LOG_LINES, FINAL_STATES;
+var JSON_LOG_LINES, FINAL_STATES, rulesMade;
 var init_tracker = __esm({
   "src/track/tracker.ts"() {
     "use strict";
@@ -66938,6 +66966,7 @@ var init_tracker = __esm({
     init_watch_scope();
     JSON_LOG_LINES = 50;
     FINAL_STATES = /* @__PURE__ */ new Set(["healthy", "failed", "timed-out", "conflict", "gone"]);
+    rulesMade = /* @__PURE__ */ new WeakMap();
   }
 });
 
