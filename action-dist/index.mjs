@@ -64443,42 +64443,43 @@ var init_overrides = __esm({
   }
 });
 
+// src/objects/per-copy.ts
+function perCopy(compute) {
+  const known = /* @__PURE__ */ new WeakMap();
+  return (key) => {
+    if (known.has(key)) return known.get(key);
+    const value = compute(key);
+    known.set(key, value);
+    return value;
+  };
+}
+var init_per_copy = __esm({
+  "src/objects/per-copy.ts"() {
+    "use strict";
+  }
+});
+
 // src/kinds/look-index.ts
-function objectNamed(snapshot2, ref) {
-  return grouped(byName, snapshot2.objects, nameKey).get(nameKey(ref))?.[0];
+function findObject(snapshot2, ref) {
+  return grouped(byName, snapshot2.objects, nameKeyOf).get(nameKey(ref))?.[0];
 }
 function podsControlledBy(object, pods) {
   const uid = object.metadata.uid;
   if (!uid) return [];
-  return [...grouped(byController, pods, controllerUid).get(uid) ?? []];
+  return [...grouped(byController, pods, controllerUidOf).get(uid) ?? []];
 }
 function objectsControlledBy(owner, snapshot2, apiVersion, kind) {
   const uid = owner.metadata.uid;
   if (!uid) return [];
-  const controlled = grouped(byControllerOfAny, snapshot2.objects, controllerUid).get(uid) ?? [];
+  const controlled = grouped(byControllerOfAny, snapshot2.objects, controllerUidOf).get(uid) ?? [];
   return controlled.filter((object) => object.apiVersion === apiVersion && object.kind === kind);
-}
-function keyed(keyOf3) {
-  let keys = keysKnown.get(keyOf3);
-  if (!keys) {
-    keys = /* @__PURE__ */ new WeakMap();
-    keysKnown.set(keyOf3, keys);
-  }
-  const known = keys;
-  return (item) => {
-    if (known.has(item)) return known.get(item);
-    const key = keyOf3(item);
-    known.set(item, key);
-    return key;
-  };
 }
 function grouped(cache, items, keyOf3) {
   const known = cache.get(items);
   if (known && known.length === items.length) return known.groups;
   const groups = /* @__PURE__ */ new Map();
-  const keyOfKnown = keyed(keyOf3);
   for (const item of items) {
-    const key = keyOfKnown(item);
+    const key = keyOf3(item);
     if (key === void 0) continue;
     const group = groups.get(key);
     if (group) group.push(item);
@@ -64487,11 +64488,12 @@ function grouped(cache, items, keyOf3) {
   cache.set(items, { length: items.length, groups });
   return groups;
 }
-var byController, byControllerOfAny, byName, nameKey, controllerUid, keysKnown;
+var byController, byControllerOfAny, byName, nameKey, nameKeyOf, controllerUidOf;
 var init_look_index = __esm({
   "src/kinds/look-index.ts"() {
     "use strict";
     init_model();
+    init_per_copy();
     byController = /* @__PURE__ */ new WeakMap();
     byControllerOfAny = /* @__PURE__ */ new WeakMap();
     byName = /* @__PURE__ */ new WeakMap();
@@ -64500,8 +64502,10 @@ var init_look_index = __esm({
       const { name, namespace } = "metadata" in object ? object.metadata : object;
       return `${kind}\0${groupOf(apiVersion ?? "")}\0${namespace ?? ""}\0${name}`;
     };
-    controllerUid = (object) => object.metadata.ownerReferences?.find((owner) => owner.controller === true)?.uid;
-    keysKnown = /* @__PURE__ */ new WeakMap();
+    nameKeyOf = perCopy((object) => nameKey(object));
+    controllerUidOf = perCopy(
+      (object) => object.metadata.ownerReferences?.find((owner) => owner.controller === true)?.uid
+    );
   }
 });
 
@@ -64552,13 +64556,7 @@ var init_daemonset = __esm({
 
 // src/kinds/workloads/template.ts
 function canonicalTemplate(template) {
-  if (!template) return canonicalForm(void 0);
-  let form = canonicalForms.get(template);
-  if (form === void 0) {
-    form = canonicalForm(template);
-    canonicalForms.set(template, form);
-  }
-  return form;
+  return template ? canonicalOf(template) : canonicalForm(void 0);
 }
 function canonicalForm(template) {
   const copy = structuredClone(template ?? {});
@@ -64593,13 +64591,14 @@ function stableStringify(value) {
   }
   return JSON.stringify(value);
 }
-var HASH_LABEL, canonicalForms;
+var HASH_LABEL, canonicalOf;
 var init_template3 = __esm({
   "src/kinds/workloads/template.ts"() {
     "use strict";
     init_kube();
+    init_per_copy();
     HASH_LABEL = "pod-template-hash";
-    canonicalForms = /* @__PURE__ */ new WeakMap();
+    canonicalOf = perCopy((template) => canonicalForm(template));
   }
 });
 
@@ -66123,9 +66122,6 @@ function chooseRow(ref, overrides, rules, problems, statusGraceMs) {
     );
   return rowFor(ref, statusGraceMs);
 }
-function findObject(snapshot2, ref) {
-  return objectNamed(snapshot2, ref);
-}
 var applied, NO_STATUS, TEMPLATE, runningPods, ROWS, NO_STATUS_GROUPS;
 var init_table2 = __esm({
   "src/kinds/table.ts"() {
@@ -66133,7 +66129,6 @@ var init_table2 = __esm({
     init_unsettled();
     init_model();
     init_claim();
-    init_look_index();
     init_crd();
     init_service();
     init_ingress();
@@ -66363,7 +66358,7 @@ var init_clue_reads = __esm({
     "use strict";
     init_clues();
     init_engine();
-    init_table2();
+    init_look_index();
     STARTING_LOOK_MS = 5e3;
     EVENTS_EVERY_MS = 5e3;
   }
@@ -66832,15 +66827,6 @@ function stoodAt(watch, verdict, elapsedMs) {
 function rowOf(target) {
   return target.row ?? rowFor(target.workload);
 }
-function rulesOf(target) {
-  const known = rulesMade.get(target);
-  if (known) return known;
-  const rules = rowOf(target).rules(target.overrides ?? NO_OVERRIDES);
-  if (!rules)
-    throw new Error(`kguard has no rules to watch ${target.workload.kind}: it should have been planned as applied`);
-  rulesMade.set(target, rules);
-  return rules;
-}
 function timeoutOf(target, options) {
   return target.overrides?.timeoutMs ?? options.timeoutMs;
 }
@@ -66949,7 +66935,7 @@ async function readLogs(verdict, namespace, shown2, kubectl) {
     })
   );
 }
-var JSON_LOG_LINES, FINAL_STATES, rulesMade;
+var JSON_LOG_LINES, FINAL_STATES, rulesOf;
 var init_tracker = __esm({
   "src/track/tracker.ts"() {
     "use strict";
@@ -66959,14 +66945,21 @@ var init_tracker = __esm({
     init_text();
     init_engine();
     init_overrides();
+    init_look_index();
     init_table2();
+    init_per_copy();
     init_model();
     init_clue_reads();
     init_sources();
     init_watch_scope();
     JSON_LOG_LINES = 50;
     FINAL_STATES = /* @__PURE__ */ new Set(["healthy", "failed", "timed-out", "conflict", "gone"]);
-    rulesMade = /* @__PURE__ */ new WeakMap();
+    rulesOf = perCopy((target) => {
+      const rules = rowOf(target).rules(target.overrides ?? NO_OVERRIDES);
+      if (!rules)
+        throw new Error(`kguard has no rules to watch ${target.workload.kind}: it should have been planned as applied`);
+      return rules;
+    });
   }
 });
 
@@ -72414,7 +72407,7 @@ var init_bake = __esm({
     init_diagnosis();
     init_text();
     init_engine();
-    init_table2();
+    init_look_index();
     init_model();
     init_tracker();
     init_bake_rules();

@@ -3,21 +3,22 @@
 import type { Pod } from '../kube.js';
 import type { WorkloadSnapshot } from '../model/snapshot.js';
 import { groupOf, type KubeObject, type ObjectRef } from '../objects/model.js';
+import { perCopy } from '../objects/per-copy.js';
 
 /**
- * The object the reference names (its kind, group, namespace and name: any version), the first
- * read. Finding it by a walk of the whole list, twice a look for every pending workload, took 10 s
- * of CPU a run at 334 Deployments (docs/performance.md).
+ * The object a look read for `ref` (its kind, group, namespace and name: any version), if it is
+ * still there; the first read. Finding it by a walk of the whole list, twice a look for every
+ * pending workload, took 10 s of CPU a run at 334 Deployments (docs/performance.md).
  */
-export function objectNamed(snapshot: WorkloadSnapshot, ref: ObjectRef): KubeObject | undefined {
-  return grouped(byName, snapshot.objects, nameKey).get(nameKey(ref))?.[0];
+export function findObject(snapshot: WorkloadSnapshot, ref: ObjectRef): KubeObject | undefined {
+  return grouped(byName, snapshot.objects, nameKeyOf).get(nameKey(ref))?.[0];
 }
 
 /** Pods controlled by the object (the controller's ownerReference), as the tracker read them. */
 export function podsControlledBy(object: { metadata: { uid?: string } }, pods: readonly Pod[]): Pod[] {
   const uid = object.metadata.uid;
   if (!uid) return [];
-  return [...(grouped(byController, pods, controllerUid).get(uid) ?? [])];
+  return [...(grouped(byController, pods, controllerUidOf).get(uid) ?? [])];
 }
 
 /** The objects of one kind that `owner` controls, among what was read (a Deployment's ReplicaSets). */
@@ -29,7 +30,7 @@ export function objectsControlledBy<T>(
 ): T[] {
   const uid = owner.metadata.uid;
   if (!uid) return [];
-  const controlled = grouped(byControllerOfAny, snapshot.objects, controllerUid).get(uid) ?? [];
+  const controlled = grouped(byControllerOfAny, snapshot.objects, controllerUidOf).get(uid) ?? [];
   return controlled.filter((object) => object.apiVersion === apiVersion && object.kind === kind) as unknown as T[];
 }
 
@@ -54,31 +55,15 @@ const nameKey = (object: KubeObject | ObjectRef) => {
   return `${kind}\0${groupOf(apiVersion ?? '')}\0${namespace ?? ''}\0${name}`;
 };
 
-/** The controller's uid (the API server allows one controller reference an object). */
-const controllerUid = (object: Pod | KubeObject) =>
-  object.metadata.ownerReferences?.find((owner) => owner.controller === true)?.uid;
-
 /**
- * Each object's keys, kept while the object is: every look reads a new list, but of the same
- * objects (the watch keeps each copy until it changes), so a look groups them without working
- * any key out again.
+ * Each object's keys, once per copy: every look reads a new list, but of the same objects (the
+ * watch keeps each copy until it changes), so a look groups them without working a key out again.
  */
-const keysKnown = new WeakMap<(item: never) => string | undefined, WeakMap<object, string | undefined>>();
-
-function keyed<T extends object>(keyOf: (item: T) => string | undefined): (item: T) => string | undefined {
-  let keys = keysKnown.get(keyOf);
-  if (!keys) {
-    keys = new WeakMap();
-    keysKnown.set(keyOf, keys);
-  }
-  const known = keys;
-  return (item) => {
-    if (known.has(item)) return known.get(item);
-    const key = keyOf(item);
-    known.set(item, key);
-    return key;
-  };
-}
+const nameKeyOf = perCopy((object: KubeObject) => nameKey(object));
+/** The controller's uid (the API server allows one controller reference an object). */
+const controllerUidOf = perCopy(
+  (object: Pod | KubeObject) => object.metadata.ownerReferences?.find((owner) => owner.controller === true)?.uid,
+);
 
 function grouped<T extends object>(
   cache: WeakMap<readonly T[], Groups<T>>,
@@ -88,9 +73,8 @@ function grouped<T extends object>(
   const known = cache.get(items);
   if (known && known.length === items.length) return known.groups;
   const groups = new Map<string, T[]>();
-  const keyOfKnown = keyed(keyOf);
   for (const item of items) {
-    const key = keyOfKnown(item);
+    const key = keyOf(item);
     if (key === undefined) continue;
     const group = groups.get(key);
     if (group) group.push(item);

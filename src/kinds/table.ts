@@ -23,12 +23,10 @@
 // Job without its old generated selector.
 // | anything else (CRs)   | -                                      | kstatus: generation observed, Ready/Available True; a first status waited for (--status-grace) when the kind serves /status | Stalled True |
 import { unsettledDaemonSet, unsettledDeployment, unsettledStatefulSet } from './workloads/unsettled.js';
-import type { WorkloadSnapshot } from '../model/snapshot.js';
 import type { Verdict } from '../model/verdict.js';
 import type { Job, KubeEvent } from '../kube.js';
 import { groupOf, kindKey, typeArg, type KubeObject, type ObjectRef } from '../objects/model.js';
 import { claimPutBack, claimRules } from './claim.js';
-import { objectNamed } from './look-index.js';
 import { crdRules } from './crd.js';
 import { unwatchedService, serviceRules } from './network/service.js';
 import { ingressRules } from './network/ingress.js';
@@ -309,9 +307,4 @@ function chooseRow(
       (target) => [typeArg(target)],
     );
   return rowFor(ref, statusGraceMs);
-}
-
-/** The object a look read for `ref`, if it is still there. */
-export function findObject(snapshot: WorkloadSnapshot, ref: ObjectRef): KubeObject | undefined {
-  return objectNamed(snapshot, ref);
 }

@@ -3,7 +3,7 @@
 import { podsNeedingEvents, podUid, rememberClues, type Clues } from '../classify/clues.js';
 import type { Pod } from '../kube.js';
 import { newPodsOf, type RolloutRules } from '../kinds/engine.js';
-import { findObject } from '../kinds/table.js';
+import { findObject } from '../kinds/look-index.js';
 import type { Kubectl } from '../kubectl/types.js';
 import type { WorkloadSnapshot } from '../model/snapshot.js';
 import type { ObjectRef } from '../objects/model.js';

@@ -10,7 +10,9 @@ import type { Clock } from '../clock.js';
 import type { KubeEvent, Pod } from '../kube.js';
 import { judge, newPodsOf, NO_PROGRESS, rememberSeen, type RolloutRules } from '../kinds/engine.js';
 import { NO_OVERRIDES, type Overrides } from '../kinds/overrides.js';
-import { findObject, rowFor, type KindRow } from '../kinds/table.js';
+import { findObject } from '../kinds/look-index.js';
+import { rowFor, type KindRow } from '../kinds/table.js';
+import { perCopy } from '../objects/per-copy.js';
 import type { Kubectl } from '../kubectl/types.js';
 import type { Reporter } from '../model/events.js';
 import type { ContainerLog, Diagnosis } from '../model/findings.js';
@@ -227,20 +229,15 @@ export function rowOf(target: TrackTarget): KindRow {
 
 /**
  * The engine's rules for a watched target (only kinds with rules are ever watched), made once a
- * target: a look asks for them twice for every pending workload, and making them anew each time
- * was seconds of CPU and garbage a run at 334 Deployments (docs/performance.md).
+ * target (objects/per-copy.ts): a look asks for them twice for every pending workload, and making
+ * them anew each time was seconds of CPU and garbage a run at 334 Deployments (docs/performance.md).
  */
-export function rulesOf(target: TrackTarget): RolloutRules<unknown> {
-  const known = rulesMade.get(target);
-  if (known) return known;
+export const rulesOf = perCopy((target: TrackTarget): RolloutRules<unknown> => {
   const rules = rowOf(target).rules(target.overrides ?? NO_OVERRIDES);
   if (!rules)
     throw new Error(`kguard has no rules to watch ${target.workload.kind}: it should have been planned as applied`);
-  rulesMade.set(target, rules);
   return rules;
-}
-
-const rulesMade = new WeakMap<TrackTarget, RolloutRules<unknown>>();
+});
 
 /** An object's own deadline (kguard.dev/timeout) or the run's. */
 function timeoutOf(target: TrackTarget, options: TrackOptions): number {

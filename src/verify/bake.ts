@@ -9,7 +9,7 @@ import { diagnose } from '../classify/diagnosis.js';
 import { splitLines } from '../classify/text.js';
 import type { KubeEvent, Pod } from '../kube.js';
 import { judge, newPodsOf, rememberSeen } from '../kinds/engine.js';
-import { findObject } from '../kinds/table.js';
+import { findObject } from '../kinds/look-index.js';
 import type { ContainerLog } from '../model/findings.js';
 import type { WorkloadSnapshot } from '../model/snapshot.js';
 import type { FirstSeen, RolloutVerdict } from '../model/verdict.js';

@@ -1,7 +1,7 @@
 // A look's objects are grouped once per list (kinds/engine.ts): the answers are those of a filter
 // over the whole list, whatever was asked before.
 import { describe, expect, it } from 'vitest';
-import { objectNamed, objectsControlledBy, podsControlledBy } from '../../src/kinds/look-index.js';
+import { findObject, objectsControlledBy, podsControlledBy } from '../../src/kinds/look-index.js';
 import type { KubeObject } from '../../src/objects/model.js';
 import { deployment, pod, replicaSet } from '../fixtures/load.js';
 import { expectationOf, verdictFor } from './judge-deployment.js';
@@ -83,21 +83,21 @@ describe('someone else’s change, judged once per copy of the object', () => {
   });
 });
 
-describe('objectNamed', () => {
+describe('findObject', () => {
   it('finds the object by kind, group (any version), namespace and name, and nothing for another', () => {
     const objects = [newReplicaSet, web] as unknown as KubeObject[];
     const snapshot = { objects, pods: [] };
     const ref = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: web.metadata.namespace ?? '', name: 'web' };
-    expect(objectNamed(snapshot, ref)).toBe(web);
-    expect(objectNamed(snapshot, { ...ref, apiVersion: 'apps/v1beta2' })).toBe(web);
-    expect(objectNamed(snapshot, { ...ref, apiVersion: 'extensions/v1beta1' })).toBeUndefined();
-    expect(objectNamed(snapshot, { ...ref, namespace: 'elsewhere' })).toBeUndefined();
-    expect(objectNamed(snapshot, { ...ref, kind: 'StatefulSet' })).toBeUndefined();
+    expect(findObject(snapshot, ref)).toBe(web);
+    expect(findObject(snapshot, { ...ref, apiVersion: 'apps/v1beta2' })).toBe(web);
+    expect(findObject(snapshot, { ...ref, apiVersion: 'extensions/v1beta1' })).toBeUndefined();
+    expect(findObject(snapshot, { ...ref, namespace: 'elsewhere' })).toBeUndefined();
+    expect(findObject(snapshot, { ...ref, kind: 'StatefulSet' })).toBeUndefined();
   });
 
   it('finds a cluster-scoped object by the empty namespace', () => {
     const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } } as KubeObject;
     const snapshot = { objects: [namespace], pods: [] };
-    expect(objectNamed(snapshot, { apiVersion: 'v1', kind: 'Namespace', namespace: '', name: 'shop' })).toBe(namespace);
+    expect(findObject(snapshot, { apiVersion: 'v1', kind: 'Namespace', namespace: '', name: 'shop' })).toBe(namespace);
   });
 });

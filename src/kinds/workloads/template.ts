@@ -2,25 +2,19 @@
 // pod-template-hash label that the controller adds to each ReplicaSet's copy.
 import type { Deployment, PodTemplate, ReplicaSet } from '../../kube.js';
 import { isControlledBy } from '../../kube.js';
+import { perCopy } from '../../objects/per-copy.js';
 
 const HASH_LABEL = 'pod-template-hash';
 
 /**
- * Each template's canonical form, kept while the template is: a look judges every pending
+ * Each template's canonical form, once per copy (objects/per-copy.ts): a look judges every pending
  * Deployment against every ReplicaSet it owns, several times, and 100 Deployments took 12 s of
- * CPU a run recomputing the same forms (measured, docs/performance.md). Objects read from the
- * cluster are never changed in place (a newer copy is a new object), so a form never goes stale.
+ * CPU a run recomputing the same forms (measured, docs/performance.md).
  */
-const canonicalForms = new WeakMap<PodTemplate, string>();
+const canonicalOf = perCopy((template: PodTemplate) => canonicalForm(template));
 
 export function canonicalTemplate(template: PodTemplate | undefined): string {
-  if (!template) return canonicalForm(undefined);
-  let form = canonicalForms.get(template);
-  if (form === undefined) {
-    form = canonicalForm(template);
-    canonicalForms.set(template, form);
-  }
-  return form;
+  return template ? canonicalOf(template) : canonicalForm(undefined);
 }
 
 function canonicalForm(template: PodTemplate | undefined): string {
