@@ -64153,6 +64153,94 @@ var init_owners = __esm({
   }
 });
 
+// src/objects/per-copy.ts
+function perCopy(compute) {
+  const known = /* @__PURE__ */ new WeakMap();
+  return (key) => {
+    if (known.has(key)) return known.get(key);
+    const value = compute(key);
+    known.set(key, value);
+    return value;
+  };
+}
+var init_per_copy = __esm({
+  "src/objects/per-copy.ts"() {
+    "use strict";
+  }
+});
+
+// src/kinds/look-index.ts
+function findObject(snapshot2, ref) {
+  return grouped(byName, snapshot2.objects, nameKeyOf).get(nameKey(ref))?.[0];
+}
+function podsControlledBy(object, pods) {
+  const uid = object.metadata.uid;
+  if (!uid) return [];
+  return [...grouped(byController, pods, controllerUidOf).get(uid) ?? []];
+}
+function objectsControlledBy(owner, snapshot2, apiVersion, kind) {
+  const uid = owner.metadata.uid;
+  if (!uid) return [];
+  const controlled = grouped(byControllerOfAny, snapshot2.objects, controllerUidOf).get(uid) ?? [];
+  return controlled.filter((object) => object.apiVersion === apiVersion && object.kind === kind);
+}
+function podsNamed(pods, name) {
+  return grouped(byPodName, pods, podNameOf).get(name) ?? [];
+}
+function ownedCopies(snapshot2, ref) {
+  const root = findObject(snapshot2, ref);
+  if (!root) return [];
+  const objects = grouped(byControllerOfAny, snapshot2.objects, controllerUidOf);
+  const pods = grouped(byController, snapshot2.pods, controllerUidOf);
+  const copies2 = [root];
+  const walked = [];
+  for (let at = 0; at < copies2.length; at += 1) {
+    const uid = copies2[at].metadata.uid;
+    if (!uid || walked.includes(uid)) continue;
+    walked.push(uid);
+    for (const object of objects.get(uid) ?? [])
+      if (object.kind !== "Pod" || object.apiVersion !== "v1") copies2.push(object);
+    for (const pod of pods.get(uid) ?? []) copies2.push(pod);
+  }
+  return copies2;
+}
+function grouped(cache, items, keyOf3) {
+  const known = cache.get(items);
+  if (known && known.length === items.length) return known.groups;
+  const groups = /* @__PURE__ */ new Map();
+  for (const item of items) {
+    const key = keyOf3(item);
+    if (key === void 0) continue;
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  cache.set(items, { length: items.length, groups });
+  return groups;
+}
+var byController, byControllerOfAny, byName, byPodName, nameKey, nameKeyOf, podNameOf, controllerUidOf;
+var init_look_index = __esm({
+  "src/kinds/look-index.ts"() {
+    "use strict";
+    init_model();
+    init_per_copy();
+    byController = /* @__PURE__ */ new WeakMap();
+    byControllerOfAny = /* @__PURE__ */ new WeakMap();
+    byName = /* @__PURE__ */ new WeakMap();
+    byPodName = /* @__PURE__ */ new WeakMap();
+    nameKey = (object) => {
+      const { kind, apiVersion } = object;
+      const { name, namespace } = "metadata" in object ? object.metadata : object;
+      return `${kind}\0${groupOf(apiVersion ?? "")}\0${namespace ?? ""}\0${name}`;
+    };
+    nameKeyOf = perCopy((object) => nameKey(object));
+    podNameOf = (pod) => pod.metadata.name;
+    controllerUidOf = perCopy(
+      (object) => object.metadata.ownerReferences?.find((owner) => owner.controller === true)?.uid
+    );
+  }
+});
+
 // src/kinds/status-moment.ts
 import { isDeepStrictEqual } from "node:util";
 function reportsGeneration(object, each) {
@@ -64307,7 +64395,7 @@ function rememberSeen(rules, firstSeen, verdict, now2, observation, expected) {
 }
 function stillFailing(key, pods) {
   const [podName, container] = key.split("/");
-  const pod = pods.find((candidate) => candidate.metadata.name === podName && !candidate.metadata.deletionTimestamp);
+  const pod = podsNamed(pods, podName ?? "").find((candidate) => !candidate.metadata.deletionTimestamp);
   if (!pod) return false;
   if (!container) return conditionOf(pod, "Ready")?.status !== "True";
   const status2 = [...pod.status?.initContainerStatuses ?? [], ...pod.status?.containerStatuses ?? []].find(
@@ -64370,6 +64458,7 @@ var init_engine = __esm({
     init_terminated();
     init_kube();
     init_owners();
+    init_look_index();
     init_status_moment();
     NO_PROGRESS = { desired: 0, updated: 0, ready: 0, available: 0 };
     STANDING = "no status written since the apply; judged on the one from before";
@@ -64443,72 +64532,6 @@ var init_overrides = __esm({
   }
 });
 
-// src/objects/per-copy.ts
-function perCopy(compute) {
-  const known = /* @__PURE__ */ new WeakMap();
-  return (key) => {
-    if (known.has(key)) return known.get(key);
-    const value = compute(key);
-    known.set(key, value);
-    return value;
-  };
-}
-var init_per_copy = __esm({
-  "src/objects/per-copy.ts"() {
-    "use strict";
-  }
-});
-
-// src/kinds/look-index.ts
-function findObject(snapshot2, ref) {
-  return grouped(byName, snapshot2.objects, nameKeyOf).get(nameKey(ref))?.[0];
-}
-function podsControlledBy(object, pods) {
-  const uid = object.metadata.uid;
-  if (!uid) return [];
-  return [...grouped(byController, pods, controllerUidOf).get(uid) ?? []];
-}
-function objectsControlledBy(owner, snapshot2, apiVersion, kind) {
-  const uid = owner.metadata.uid;
-  if (!uid) return [];
-  const controlled = grouped(byControllerOfAny, snapshot2.objects, controllerUidOf).get(uid) ?? [];
-  return controlled.filter((object) => object.apiVersion === apiVersion && object.kind === kind);
-}
-function grouped(cache, items, keyOf3) {
-  const known = cache.get(items);
-  if (known && known.length === items.length) return known.groups;
-  const groups = /* @__PURE__ */ new Map();
-  for (const item of items) {
-    const key = keyOf3(item);
-    if (key === void 0) continue;
-    const group = groups.get(key);
-    if (group) group.push(item);
-    else groups.set(key, [item]);
-  }
-  cache.set(items, { length: items.length, groups });
-  return groups;
-}
-var byController, byControllerOfAny, byName, nameKey, nameKeyOf, controllerUidOf;
-var init_look_index = __esm({
-  "src/kinds/look-index.ts"() {
-    "use strict";
-    init_model();
-    init_per_copy();
-    byController = /* @__PURE__ */ new WeakMap();
-    byControllerOfAny = /* @__PURE__ */ new WeakMap();
-    byName = /* @__PURE__ */ new WeakMap();
-    nameKey = (object) => {
-      const { kind, apiVersion } = object;
-      const { name, namespace } = "metadata" in object ? object.metadata : object;
-      return `${kind}\0${groupOf(apiVersion ?? "")}\0${namespace ?? ""}\0${name}`;
-    };
-    nameKeyOf = perCopy((object) => nameKey(object));
-    controllerUidOf = perCopy(
-      (object) => object.metadata.ownerReferences?.find((owner) => owner.controller === true)?.uid
-    );
-  }
-});
-
 // src/kinds/workloads/daemonset.ts
 function daemonSetWait(set) {
   const status2 = set.status ?? {};
@@ -64530,6 +64553,7 @@ var init_daemonset = __esm({
     POD_TEMPLATE_GENERATION_LABEL = "pod-template-generation";
     daemonSetRules = {
       controller: "daemonset controller",
+      readsOwnedOnly: true,
       servingPods: true,
       observed: (set) => (set.metadata.generation ?? 0) <= (set.status?.observedGeneration ?? 0),
       newPods(set, snapshot2) {
@@ -64695,6 +64719,7 @@ var init_deployment = __esm({
     init_template3();
     deploymentRules = {
       controller: "deployment controller",
+      readsOwnedOnly: true,
       servingPods: true,
       observed: (deployment) => (deployment.status?.observedGeneration ?? 0) >= (deployment.metadata.generation ?? 0),
       newPods(deployment, snapshot2) {
@@ -64754,6 +64779,7 @@ var init_statefulset = __esm({
     init_look_index();
     statefulSetRules = {
       controller: "statefulset controller",
+      readsOwnedOnly: true,
       servingPods: true,
       // The viewer also waits while observedGeneration is 0 (a status never written).
       observed: (set) => (set.status?.observedGeneration ?? 0) !== 0 && (set.status?.observedGeneration ?? 0) >= (set.metadata.generation ?? 0),
@@ -65761,6 +65787,7 @@ var init_health_rules = __esm({
 function jobRules(overrides) {
   return {
     controller: "job controller",
+    readsOwnedOnly: true,
     observed: () => true,
     newPods: (job, snapshot2) => podsControlledBy(job, snapshot2.pods),
     wait(job, snapshot2) {
@@ -65899,6 +65926,7 @@ var init_pod2 = __esm({
     init_kube();
     podRules = {
       controller: "kubelet",
+      readsOwnedOnly: true,
       observed: () => true,
       newPods: (pod) => [pod],
       wait(pod) {
@@ -65938,6 +65966,7 @@ var init_replicaset = __esm({
     init_look_index();
     replicaSetRules = {
       controller: "replicaset controller",
+      readsOwnedOnly: true,
       servingPods: true,
       observed: (set) => (set.status?.observedGeneration ?? 0) >= (set.metadata.generation ?? 0),
       newPods: (set, snapshot2) => podsControlledBy(set, snapshot2.pods),
@@ -66364,6 +66393,33 @@ var init_clue_reads = __esm({
   }
 });
 
+// src/track/due.ts
+function dueToJudge(question) {
+  const { snapshot: snapshot2, now: now2, last } = question;
+  if (snapshot2 === void 0 || snapshot2 instanceof Error) return { at: now2, read: void 0 };
+  const read = question.rules.readsOwnedOnly ? copiesRead(snapshot2, question.workload, question.firstSeen) : void 0;
+  const stands = read !== void 0 && last?.read !== void 0 && last.at >= question.tickAt && now2 < question.deadlineAt && sameCopies(read, last.read);
+  return stands ? void 0 : { at: now2, read };
+}
+function tickAt(startedAt, now2, pollIntervalMs) {
+  if (pollIntervalMs <= 0 || now2 <= startedAt) return startedAt;
+  return startedAt + Math.floor((now2 - startedAt) / pollIntervalMs) * pollIntervalMs;
+}
+function copiesRead(snapshot2, workload, firstSeen) {
+  const copies2 = ownedCopies(snapshot2, workload);
+  for (const key of firstSeen.keys()) copies2.push(...podsNamed(snapshot2.pods, key.split("/")[0] ?? ""));
+  return copies2;
+}
+function sameCopies(a2, b) {
+  return a2.length === b.length && a2.every((copy, index) => copy === b[index]);
+}
+var init_due = __esm({
+  "src/track/due.ts"() {
+    "use strict";
+    init_look_index();
+  }
+});
+
 // src/track/watch-cache.ts
 function lean(object) {
   if (object.metadata.managedFields === void 0) return object;
@@ -66626,7 +66682,7 @@ var init_sources = __esm({
         if (caches.some((cache) => cache.health.state === "starting")) return void 0;
         return snapshotOf(caches.flatMap((cache) => cache.contents()));
       }
-      changed(ms) {
+      changed(ms, earliest = 0) {
         return new Promise((resolve) => {
           const waiting = new AbortController();
           const finish2 = () => {
@@ -66636,7 +66692,8 @@ var init_sources = __esm({
           };
           const onChange = () => {
             this.waiters.delete(onChange);
-            void this.deps.clock.sleep(this.options.debounceMs, waiting.signal).then(finish2);
+            const pause = Math.max(this.options.debounceMs, earliest - this.deps.clock.now());
+            void this.deps.clock.sleep(pause, waiting.signal).then(finish2);
           };
           void this.deps.clock.sleep(ms, waiting.signal).then(finish2);
           if (this.version !== this.seenVersion) onChange();
@@ -66721,6 +66778,53 @@ var init_watch_scope = __esm({
   }
 });
 
+// src/track/target.ts
+function rowOf(target) {
+  return target.row ?? rowFor(target.workload);
+}
+function timeoutOf(target, options) {
+  return target.overrides?.timeoutMs ?? options.timeoutMs;
+}
+function sourceFor(targets, options, deps) {
+  const { listCollection, watchCollection } = deps.kubectl;
+  if (!options.watch || !listCollection || !watchCollection) return pollingSource(deps.kubectl, deps.clock);
+  const queries = watchQueries(
+    targets.map((target) => ({
+      workload: target.workload,
+      reads: rowOf(target).reads(target.workload),
+      selector: target.selector,
+      siblings: rowOf(target).readsSiblings
+    }))
+  );
+  const kubectl = {
+    workloadSnapshot: deps.kubectl.workloadSnapshot.bind(deps.kubectl),
+    listCollection: listCollection.bind(deps.kubectl),
+    watchCollection: watchCollection.bind(deps.kubectl)
+  };
+  return new WatchSource(
+    queries,
+    { kubectl, clock: deps.clock, reporter: deps.reporter },
+    { ...WATCH_SOURCE_DEFAULTS, pollIntervalMs: options.pollIntervalMs }
+  );
+}
+var rulesOf;
+var init_target2 = __esm({
+  "src/track/target.ts"() {
+    "use strict";
+    init_overrides();
+    init_table2();
+    init_per_copy();
+    init_sources();
+    init_watch_scope();
+    rulesOf = perCopy((target) => {
+      const rules = rowOf(target).rules(target.overrides ?? NO_OVERRIDES);
+      if (!rules)
+        throw new Error(`kguard has no rules to watch ${target.workload.kind}: it should have been planned as applied`);
+      return rules;
+    });
+  }
+});
+
 // src/track/tracker.ts
 async function trackRollouts(targets, options, deps) {
   const source = sourceFor(targets, options, deps);
@@ -66736,10 +66840,15 @@ async function trackFrom(source, targets, options, deps) {
   const done = /* @__PURE__ */ new Map();
   const outages = new OutageNotes();
   while (pending.size > 0 && !deps.signal?.aborted) {
+    const lookFrom = deps.clock.now();
     const snapshots = await source.read(typesToRead(pending.values()));
     const now2 = deps.clock.now();
-    await gatherLook(pending.values(), snapshots, now2, outages, deps);
-    const finals = finalVerdicts(pending, snapshots, now2, startedAt, options, deps);
+    const due = dueNow(pending, snapshots, now2, startedAt, options);
+    let looking = deps.clock.now() - lookFrom;
+    await gatherLook(due.values(), snapshots, now2, outages, deps);
+    const judgedFrom = deps.clock.now();
+    const finals = finalVerdicts(due, snapshots, now2, startedAt, options, deps);
+    looking += deps.clock.now() - judgedFrom;
     const finished7 = await Promise.all(
       finals.map(([, watch, verdict]) => finish(watch, verdict, now2 - startedAt, options, deps))
     );
@@ -66759,7 +66868,9 @@ async function trackFrom(source, targets, options, deps) {
     if (pending.size > 0 && !deps.signal?.aborted) {
       const deadline = Math.min(...[...pending.values()].map((watch) => timeoutOf(watch.target, options)));
       const untilDeadline = startedAt + deadline - deps.clock.now();
-      await source.changed(Math.max(0, Math.min(options.pollIntervalMs, untilDeadline)));
+      const after = deps.clock.now();
+      const timed = tickAt(startedAt, after, options.pollIntervalMs) + options.pollIntervalMs;
+      await source.changed(Math.max(0, Math.min(timed - after, untilDeadline)), after + looking * LOOK_PAUSE_FACTOR);
     }
   }
   for (const [key, watch] of pending) {
@@ -66784,6 +66895,25 @@ function newWatch(target) {
     lastProgress: "",
     lastPods: []
   };
+}
+function dueNow(pending, snapshots, now2, startedAt, options) {
+  const due = /* @__PURE__ */ new Map();
+  for (const [key, watch] of pending) {
+    const judged = dueToJudge({
+      workload: watch.target.workload,
+      rules: rulesOf(watch.target),
+      firstSeen: watch.firstSeen,
+      last: watch.judged,
+      snapshot: snapshots.get(watch.target.workload.namespace),
+      now: now2,
+      tickAt: tickAt(startedAt, now2, options.pollIntervalMs),
+      deadlineAt: startedAt + timeoutOf(watch.target, options)
+    });
+    if (!judged) continue;
+    watch.judged = judged;
+    due.set(key, watch);
+  }
+  return due;
 }
 function typesToRead(watches) {
   const typesByNamespace2 = /* @__PURE__ */ new Map();
@@ -66823,34 +66953,6 @@ function finalVerdicts(pending, snapshots, now2, startedAt, options, deps) {
 }
 function stoodAt(watch, verdict, elapsedMs) {
   return { target: watch.target, verdict, elapsedMs, newPods: watch.lastPods };
-}
-function rowOf(target) {
-  return target.row ?? rowFor(target.workload);
-}
-function timeoutOf(target, options) {
-  return target.overrides?.timeoutMs ?? options.timeoutMs;
-}
-function sourceFor(targets, options, deps) {
-  const { listCollection, watchCollection } = deps.kubectl;
-  if (!options.watch || !listCollection || !watchCollection) return pollingSource(deps.kubectl, deps.clock);
-  const queries = watchQueries(
-    targets.map((target) => ({
-      workload: target.workload,
-      reads: rowOf(target).reads(target.workload),
-      selector: target.selector,
-      siblings: rowOf(target).readsSiblings
-    }))
-  );
-  const kubectl = {
-    workloadSnapshot: deps.kubectl.workloadSnapshot.bind(deps.kubectl),
-    listCollection: listCollection.bind(deps.kubectl),
-    watchCollection: watchCollection.bind(deps.kubectl)
-  };
-  return new WatchSource(
-    queries,
-    { kubectl, clock: deps.clock, reporter: deps.reporter },
-    { ...WATCH_SOURCE_DEFAULTS, pollIntervalMs: options.pollIntervalMs }
-  );
 }
 function observe(watch, snapshot2, now2, startedAt, options, reporter) {
   const { workload, expected } = watch.target;
@@ -66935,7 +67037,7 @@ async function readLogs(verdict, namespace, shown2, kubectl) {
     })
   );
 }
-var JSON_LOG_LINES, FINAL_STATES, rulesOf;
+var JSON_LOG_LINES, LOOK_PAUSE_FACTOR, FINAL_STATES;
 var init_tracker = __esm({
   "src/track/tracker.ts"() {
     "use strict";
@@ -66944,22 +67046,14 @@ var init_tracker = __esm({
     init_diagnosis();
     init_text();
     init_engine();
-    init_overrides();
     init_look_index();
-    init_table2();
-    init_per_copy();
     init_model();
     init_clue_reads();
-    init_sources();
-    init_watch_scope();
+    init_due();
+    init_target2();
     JSON_LOG_LINES = 50;
+    LOOK_PAUSE_FACTOR = 4;
     FINAL_STATES = /* @__PURE__ */ new Set(["healthy", "failed", "timed-out", "conflict", "gone"]);
-    rulesOf = perCopy((target) => {
-      const rules = rowOf(target).rules(target.overrides ?? NO_OVERRIDES);
-      if (!rules)
-        throw new Error(`kguard has no rules to watch ${target.workload.kind}: it should have been planned as applied`);
-      return rules;
-    });
   }
 });
 

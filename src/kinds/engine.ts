@@ -12,6 +12,7 @@ import type { WorkloadSnapshot } from '../model/snapshot.js';
 import type { Cause, Expectation, FirstSeen, Moment, Progress, RolloutVerdict, Verdict } from '../model/verdict.js';
 import { autoscalerNote, changeSinceApply } from '../objects/owners.js';
 import type { KubeObject } from '../objects/model.js';
+import { podsNamed } from './look-index.js';
 import { statusWrittenSince, writeChangedGeneration } from './status-moment.js';
 
 /** One look, as a kind sees it: its object (if it still exists) and what else was read in its namespace. */
@@ -83,6 +84,12 @@ export interface RolloutRules<T> {
    * judged, and the verdict says so.
    */
   freshStatus?: { reportsGeneration(object: T): boolean; graceSeconds: number };
+  /**
+   * Its rules read the look only through its own object and what it controls (look-index.ts
+   * podsControlledBy, objectsControlledBy): a look that finds none of those copies changed skips
+   * it until the poll interval is up or its deadline comes (track/due.ts).
+   */
+  readsOwnedOnly?: boolean;
 }
 
 export const NO_PROGRESS: Progress = { desired: 0, updated: 0, ready: 0, available: 0 };
@@ -259,7 +266,7 @@ export function rememberSeen<T>(
 /** Whether the pod (and container) a remembered finding key names still exists and is not ready. */
 function stillFailing(key: string, pods: readonly Pod[]): boolean {
   const [podName, container] = key.split('/');
-  const pod = pods.find((candidate) => candidate.metadata.name === podName && !candidate.metadata.deletionTimestamp);
+  const pod = podsNamed(pods, podName ?? '').find((candidate) => !candidate.metadata.deletionTimestamp);
   if (!pod) return false;
   if (!container) return conditionOf(pod, 'Ready')?.status !== 'True';
   const status = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].find(

@@ -34,6 +34,36 @@ export function objectsControlledBy<T>(
   return controlled.filter((object) => object.apiVersion === apiVersion && object.kind === kind) as unknown as T[];
 }
 
+/** The pods of the look with this name (one, unless two watches both read it). */
+export function podsNamed(pods: readonly Pod[], name: string): readonly Pod[] {
+  return grouped(byPodName, pods, podNameOf).get(name) ?? [];
+}
+
+/**
+ * What a judgement of `ref` reads when its rules read only what it controls (engine.ts
+ * readsOwnedOnly): its object, then every object and pod it controls, and theirs in turn (a
+ * Deployment, its ReplicaSets, their pods), in the look's order. The same copies at two looks
+ * mean the same judgement but for the time (track/due.ts).
+ */
+export function ownedCopies(snapshot: WorkloadSnapshot, ref: ObjectRef): KubeObject[] {
+  const root = findObject(snapshot, ref);
+  if (!root) return [];
+  const objects = grouped(byControllerOfAny, snapshot.objects, controllerUidOf);
+  const pods = grouped(byController, snapshot.pods, controllerUidOf);
+  const copies: KubeObject[] = [root];
+  // An ownerReference loop (written by hand) is walked once; a handful of owners, kept in a list.
+  const walked: string[] = [];
+  for (let at = 0; at < copies.length; at += 1) {
+    const uid = copies[at]!.metadata.uid;
+    if (!uid || walked.includes(uid)) continue;
+    walked.push(uid);
+    for (const object of objects.get(uid) ?? [])
+      if (object.kind !== 'Pod' || object.apiVersion !== 'v1') copies.push(object);
+    for (const pod of pods.get(uid) ?? []) copies.push(pod as unknown as KubeObject);
+  }
+  return copies;
+}
+
 /**
  * A look's objects grouped once per list: each look judges every pending workload, each asking
  * several times for its pods and its ReplicaSets, and filtering the whole list on each ask took
@@ -47,6 +77,7 @@ interface Groups<T> {
 const byController = new WeakMap<readonly Pod[], Groups<Pod>>();
 const byControllerOfAny = new WeakMap<readonly KubeObject[], Groups<KubeObject>>();
 const byName = new WeakMap<readonly KubeObject[], Groups<KubeObject>>();
+const byPodName = new WeakMap<readonly Pod[], Groups<Pod>>();
 
 const nameKey = (object: KubeObject | ObjectRef) => {
   const { kind, apiVersion } = object;
@@ -60,6 +91,7 @@ const nameKey = (object: KubeObject | ObjectRef) => {
  * watch keeps each copy until it changes), so a look groups them without working a key out again.
  */
 const nameKeyOf = perCopy((object: KubeObject) => nameKey(object));
+const podNameOf = (pod: Pod) => pod.metadata.name;
 /** The controller's uid (the API server allows one controller reference an object). */
 const controllerUidOf = perCopy(
   (object: Pod | KubeObject) => object.metadata.ownerReferences?.find((owner) => owner.controller === true)?.uid,

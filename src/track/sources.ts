@@ -18,8 +18,11 @@ export type Reading = WorkloadSnapshot | Error | undefined;
 export interface WorkloadSource {
   /** The objects of each namespace's types, now. */
   read(typesByNamespace: ReadonlyMap<string, readonly string[]>): Promise<Map<string, Reading>>;
-  /** Resolves when something may have changed since the last read, and after `ms` at the latest. */
-  changed(ms: number): Promise<void>;
+  /**
+   * Resolves when something may have changed since the last read, not before `earliest` (the
+   * clock's time) unless `ms` is up first, and after `ms` at the latest.
+   */
+  changed(ms: number, earliest?: number): Promise<void>;
   /** Stops whatever runs in the background (watch processes). */
   close(): Promise<void>;
 }
@@ -149,7 +152,7 @@ export class WatchSource implements WorkloadSource {
     return snapshotOf(caches.flatMap((cache) => cache!.contents()));
   }
 
-  changed(ms: number): Promise<void> {
+  changed(ms: number, earliest = 0): Promise<void> {
     return new Promise((resolve) => {
       const waiting = new AbortController();
       const finish = () => {
@@ -160,7 +163,8 @@ export class WatchSource implements WorkloadSource {
       // The rest of a burst of changes comes within a few ms: one judgement for all of it.
       const onChange = () => {
         this.waiters.delete(onChange);
-        void this.deps.clock.sleep(this.options.debounceMs, waiting.signal).then(finish);
+        const pause = Math.max(this.options.debounceMs, earliest - this.deps.clock.now());
+        void this.deps.clock.sleep(pause, waiting.signal).then(finish);
       };
       void this.deps.clock.sleep(ms, waiting.signal).then(finish);
       if (this.version !== this.seenVersion) onChange();

@@ -1,41 +1,28 @@
 // Judges every tracked object until each reaches a verdict: at every change its watches see (or
 // at every poll when it polls, sources.ts), and at least every poll interval, since some rules
-// depend on time alone. What the objects mean for each kind comes from its row (kinds/table.ts), judged by the shared engine (kinds/engine.ts).
-// Side effects (kubectl, clock, reporter) come in as deps.
+// depend on time alone; a workload none of whose own copies changed waits for that (due.ts).
+// What the objects mean for each kind comes from its row (kinds/table.ts), judged by the shared
+// engine (kinds/engine.ts). Side effects (kubectl, clock, reporter) come in as deps.
 import { OutageNotes } from './outage.js';
 import { NO_CLUES, type Clues } from '../classify/clues.js';
 import { diagnose, logTargets } from '../classify/diagnosis.js';
 import { splitLines } from '../classify/text.js';
-import type { Clock } from '../clock.js';
 import type { KubeEvent, Pod } from '../kube.js';
-import { judge, newPodsOf, NO_PROGRESS, rememberSeen, type RolloutRules } from '../kinds/engine.js';
-import { NO_OVERRIDES, type Overrides } from '../kinds/overrides.js';
+import { judge, newPodsOf, NO_PROGRESS, rememberSeen } from '../kinds/engine.js';
 import { findObject } from '../kinds/look-index.js';
-import { rowFor, type KindRow } from '../kinds/table.js';
-import { perCopy } from '../objects/per-copy.js';
-import type { Kubectl } from '../kubectl/types.js';
 import type { Reporter } from '../model/events.js';
 import type { ContainerLog, Diagnosis } from '../model/findings.js';
 import type { TrackOptions } from '../model/options.js';
 import type { WorkloadSnapshot } from '../model/snapshot.js';
-import type { Expectation, FirstSeen, RolloutVerdict as Verdict } from '../model/verdict.js';
-import { objectKey, type KubeObject, type ObjectRef } from '../objects/model.js';
+import type { FirstSeen, RolloutVerdict as Verdict } from '../model/verdict.js';
+import { objectKey, type KubeObject } from '../objects/model.js';
 import { gatherClues } from './clue-reads.js';
-import { pollingSource, WatchSource, WATCH_SOURCE_DEFAULTS, type Reading, type WorkloadSource } from './sources.js';
-import { watchQueries } from './watch-scope.js';
-
-export interface TrackTarget {
-  workload: ObjectRef;
-  expected: Expectation;
-  /** How to judge it; by default the row of its kind. */
-  row?: KindRow;
-  /** Its annotations' overrides (its own timeout, must-succeed). */
-  overrides?: Overrides;
-  /** Its label selector (spec.selector) as a query string: its watches take only its objects. */
-  selector?: string;
-}
+import { dueToJudge, tickAt, type LastJudged } from './due.js';
+import type { Reading, WorkloadSource } from './sources.js';
+import { rowOf, rulesOf, sourceFor, timeoutOf, type TrackDeps, type TrackTarget } from './target.js';
 
 export type { TrackOptions };
+export { rowOf, rulesOf, sourceFor, type TrackDeps, type TrackTarget };
 
 /** The text shows a few log lines; the JSON report gets up to this many. */
 export const JSON_LOG_LINES = 50;
@@ -47,15 +34,6 @@ export interface Tracked {
   elapsedMs: number;
   /** The new revision's pods as they were at the verdict. */
   newPods: Pod[];
-}
-
-export interface TrackDeps {
-  kubectl: Pick<Kubectl, 'workloadSnapshot' | 'events'> &
-    Partial<Pick<Kubectl, 'logs' | 'listCollection' | 'watchCollection' | 'apiResources'>>;
-  clock: Clock;
-  reporter: Reporter;
-  /** Aborted when the run is cancelled: tracking stops and each rollout keeps its last verdict. */
-  signal?: AbortSignal;
 }
 
 interface Watch {
@@ -74,7 +52,16 @@ interface Watch {
   /** The object at the last look that found it, and whether the last look found it at all. */
   lastSeen?: KubeObject;
   present?: boolean;
+  /** When it was last judged and what that read (due.ts). */
+  judged?: LastJudged;
 }
+
+/**
+ * After a look that took d ms of its own work, the next one waits for a change no sooner than this many
+ * times d later: looks then take at most a fifth of a core, however many workloads wait and
+ * however often the namespace changes (at 334 Deployments a look came every few ms, docs/performance.md).
+ */
+const LOOK_PAUSE_FACTOR = 4;
 
 const FINAL_STATES = new Set<Verdict['state']>(['healthy', 'failed', 'timed-out', 'conflict', 'gone']);
 
@@ -104,10 +91,16 @@ async function trackFrom(
   const outages = new OutageNotes();
 
   while (pending.size > 0 && !deps.signal?.aborted) {
+    const lookFrom = deps.clock.now();
     const snapshots = await source.read(typesToRead(pending.values()));
     const now = deps.clock.now();
-    await gatherLook(pending.values(), snapshots, now, outages, deps);
-    const finals = finalVerdicts(pending, snapshots, now, startedAt, options, deps);
+    const due = dueNow(pending, snapshots, now, startedAt, options);
+    // The look's own work (the watches' memory read, the judgements), not the events it waits for.
+    let looking = deps.clock.now() - lookFrom;
+    await gatherLook(due.values(), snapshots, now, outages, deps);
+    const judgedFrom = deps.clock.now();
+    const finals = finalVerdicts(due, snapshots, now, startedAt, options, deps);
+    looking += deps.clock.now() - judgedFrom;
     // The evidence of every verdict reached at this look (events, logs), gathered at once.
     const finished = await Promise.all(
       finals.map(([, watch, verdict]) => finish(watch, verdict, now - startedAt, options, deps)),
@@ -130,7 +123,9 @@ async function trackFrom(
       // Never sleep past a deadline: the timeout verdict comes at the timeout, not a poll later.
       const deadline = Math.min(...[...pending.values()].map((watch) => timeoutOf(watch.target, options)));
       const untilDeadline = startedAt + deadline - deps.clock.now();
-      await source.changed(Math.max(0, Math.min(options.pollIntervalMs, untilDeadline)));
+      const after = deps.clock.now();
+      const timed = tickAt(startedAt, after, options.pollIntervalMs) + options.pollIntervalMs;
+      await source.changed(Math.max(0, Math.min(timed - after, untilDeadline)), after + looking * LOOK_PAUSE_FACTOR);
     }
   }
   for (const [key, watch] of pending) {
@@ -157,6 +152,33 @@ function newWatch(target: TrackTarget): Watch {
     lastProgress: '',
     lastPods: [],
   };
+}
+
+/** The pending workloads this look judges (due.ts); each remembers what it read. */
+function dueNow(
+  pending: Map<string, Watch>,
+  snapshots: Map<string, Reading>,
+  now: number,
+  startedAt: number,
+  options: TrackOptions,
+): Map<string, Watch> {
+  const due = new Map<string, Watch>();
+  for (const [key, watch] of pending) {
+    const judged = dueToJudge({
+      workload: watch.target.workload,
+      rules: rulesOf(watch.target),
+      firstSeen: watch.firstSeen,
+      last: watch.judged,
+      snapshot: snapshots.get(watch.target.workload.namespace),
+      now,
+      tickAt: tickAt(startedAt, now, options.pollIntervalMs),
+      deadlineAt: startedAt + timeoutOf(watch.target, options),
+    });
+    if (!judged) continue;
+    watch.judged = judged;
+    due.set(key, watch);
+  }
+  return due;
 }
 
 /** What one look reads: per namespace, every type a pending target's row reads. */
@@ -221,55 +243,6 @@ function finalVerdicts(
 /** Where a workload stood when kguard stopped watching it. */
 function stoodAt(watch: Watch, verdict: Verdict, elapsedMs: number): Tracked {
   return { target: watch.target, verdict, elapsedMs, newPods: watch.lastPods };
-}
-
-export function rowOf(target: TrackTarget): KindRow {
-  return target.row ?? rowFor(target.workload);
-}
-
-/**
- * The engine's rules for a watched target (only kinds with rules are ever watched), made once a
- * target (objects/per-copy.ts): a look asks for them twice for every pending workload, and making
- * them anew each time was seconds of CPU and garbage a run at 334 Deployments (docs/performance.md).
- */
-export const rulesOf = perCopy((target: TrackTarget): RolloutRules<unknown> => {
-  const rules = rowOf(target).rules(target.overrides ?? NO_OVERRIDES);
-  if (!rules)
-    throw new Error(`kguard has no rules to watch ${target.workload.kind}: it should have been planned as applied`);
-  return rules;
-});
-
-/** An object's own deadline (kguard.dev/timeout) or the run's. */
-function timeoutOf(target: TrackTarget, options: TrackOptions): number {
-  return target.overrides?.timeoutMs ?? options.timeoutMs;
-}
-
-/** Watches when asked to and kubectl can; the queries cover every type each target's row reads. */
-export function sourceFor(
-  targets: readonly TrackTarget[],
-  options: Pick<TrackOptions, 'watch' | 'pollIntervalMs'>,
-  deps: TrackDeps,
-): WorkloadSource {
-  const { listCollection, watchCollection } = deps.kubectl;
-  if (!options.watch || !listCollection || !watchCollection) return pollingSource(deps.kubectl, deps.clock);
-  const queries = watchQueries(
-    targets.map((target) => ({
-      workload: target.workload,
-      reads: rowOf(target).reads(target.workload),
-      selector: target.selector,
-      siblings: rowOf(target).readsSiblings,
-    })),
-  );
-  const kubectl = {
-    workloadSnapshot: deps.kubectl.workloadSnapshot.bind(deps.kubectl),
-    listCollection: listCollection.bind(deps.kubectl),
-    watchCollection: watchCollection.bind(deps.kubectl),
-  };
-  return new WatchSource(
-    queries,
-    { kubectl, clock: deps.clock, reporter: deps.reporter },
-    { ...WATCH_SOURCE_DEFAULTS, pollIntervalMs: options.pollIntervalMs },
-  );
 }
 
 function observe(

@@ -1,7 +1,7 @@
 // A look's objects are grouped once per list (kinds/engine.ts): the answers are those of a filter
 // over the whole list, whatever was asked before.
 import { describe, expect, it } from 'vitest';
-import { findObject, objectsControlledBy, podsControlledBy } from '../../src/kinds/look-index.js';
+import { findObject, objectsControlledBy, ownedCopies, podsControlledBy } from '../../src/kinds/look-index.js';
 import type { KubeObject } from '../../src/objects/model.js';
 import { deployment, pod, replicaSet } from '../fixtures/load.js';
 import { expectationOf, verdictFor } from './judge-deployment.js';
@@ -99,5 +99,34 @@ describe('findObject', () => {
     const namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } } as KubeObject;
     const snapshot = { objects: [namespace], pods: [] };
     expect(findObject(snapshot, { apiVersion: 'v1', kind: 'Namespace', namespace: '', name: 'shop' })).toBe(namespace);
+  });
+});
+
+describe('ownedCopies', () => {
+  it('gives the object, then what it controls and what that controls, and walks an ownerReference loop once', () => {
+    const ref = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'shop', name: 'web' };
+    const pods = [pod('running-ready'), podOf('other', 'other-1')];
+    const objects = [web, newReplicaSet, oldReplicaSet, ...pods] as unknown as KubeObject[];
+    const names = (copies: KubeObject[]) => copies.map((copy) => copy.metadata.name);
+    expect(names(ownedCopies({ objects, pods }, ref))).toEqual([
+      'web',
+      'web-7d9c6b8f4d',
+      oldReplicaSet.metadata.name,
+      'web-7d9c6b8f4d-x5k2p',
+    ]);
+    // Written by hand: the Deployment is controlled by its own ReplicaSet.
+    const looped = structuredClone(web);
+    looped.metadata.ownerReferences = [
+      {
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        name: 'web-7d9c6b8f4d',
+        uid: newReplicaSet.metadata.uid!,
+        controller: true,
+      },
+    ];
+    const loop = [looped, newReplicaSet] as unknown as KubeObject[];
+    expect(names(ownedCopies({ objects: loop, pods: [] }, ref))).toEqual(['web', 'web-7d9c6b8f4d', 'web']);
+    expect(ownedCopies({ objects: loop, pods: [] }, { ...ref, name: 'api' })).toEqual([]);
   });
 });

@@ -4,6 +4,8 @@ import type { WorkloadSnapshot } from '../../src/model/snapshot.js';
 import type { WatchEvent } from '../../src/kubectl/channel/watch-events.js';
 import type { KubeObject } from '../../src/objects/model.js';
 import { WatchSource, WATCH_SOURCE_DEFAULTS } from '../../src/track/sources.js';
+import { rowFor } from '../../src/kinds/table.js';
+import { deploymentRules } from '../../src/kinds/workloads/deployment.js';
 import { trackRollouts, type TrackTarget } from '../../src/track/tracker.js';
 import { WATCH_CACHE_DEFAULTS } from '../../src/track/watch-cache.js';
 import { flush, ManualClock, RecordingReporter, until, snapshotFrom, expectationOf } from '../fakes.js';
@@ -102,6 +104,30 @@ describe('WatchSource', () => {
     await source.close();
   });
 
+  it('answers a change no sooner than the earliest time it is given (a look that took long)', async () => {
+    const clock = new ManualClock();
+    const { kubectl, watches } = watchedCluster({ pods: [pod('running-ready') as unknown as KubeObject] });
+    const source = new WatchSource(queries, { kubectl, clock, reporter: new RecordingReporter() }, options);
+    await until(() => watches.size === 3);
+    await flush();
+    await source.read(new Map([['shop', deploymentTypes]]));
+    let answered = false;
+    const waiting = source.changed(2000, 500).then(() => {
+      answered = true;
+    });
+    watches.get('pods')!.emit({ type: 'MODIFIED', object: pod('image-pull-backoff') as unknown as KubeObject });
+    clock.advance(options.debounceMs);
+    await flush();
+    expect(answered).toBe(false);
+    clock.advance(499 - clock.now());
+    await flush();
+    expect(answered).toBe(false);
+    clock.advance(1);
+    await waiting;
+    expect(clock.now()).toBe(500);
+    await source.close();
+  });
+
   it('reads as an error once a watch has had no answer for silenceMs, and as the last state before', async () => {
     const clock = new ManualClock();
     let podLists = 0;
@@ -159,5 +185,139 @@ describe('trackRollouts with watches', () => {
     expect(tracked.get('apps/Deployment/shop/web')?.verdict.state).toBe('failed');
     expect(clock.now()).toBeLessThan(2000);
     expect([...watches.values()].every((watch) => watch.stopped)).toBe(true);
+  });
+});
+
+describe('trackRollouts with watches, at the changes of other workloads', () => {
+  /** The same objects under another name and other uids (each uid's first part replaced). */
+  const renamed = <T>(object: T, name: string): T =>
+    JSON.parse(
+      JSON.stringify(object)
+        .replaceAll('web', name)
+        .replace(/"([0-9a-f]{8})-/g, '"0000beef-'),
+    ) as T;
+
+  it("judges a workload again when its own copies change or at the next tick, not at another's change", async () => {
+    const clock = new ManualClock();
+    const web = deployment('progressing-new-rs');
+    const api = renamed(web, 'api');
+    const sets = [replicaSet('progressing-old'), replicaSet('progressing-new')];
+    const apiPod = renamed(pod('container-creating'), 'api');
+    const { kubectl, watches } = watchedCluster({
+      'deployments.apps': [web, api] as unknown as KubeObject[],
+      'replicasets.apps': [...sets, ...sets.map((set) => renamed(set, 'api'))] as unknown as KubeObject[],
+      pods: [pod('container-creating'), apiPod] as unknown as KubeObject[],
+    });
+    // Each judgement asks the rules for the progress once: counted per workload.
+    const judged = { web: 0, api: 0 };
+    const counted = (name: 'web' | 'api'): TrackTarget['row'] => ({
+      ...rowFor({ apiVersion: 'apps/v1', kind: 'Deployment' }),
+      rules: () => ({
+        ...deploymentRules,
+        progress: (object, snapshot) => {
+          judged[name] += 1;
+          return deploymentRules.progress(object as never, snapshot);
+        },
+      }),
+    });
+    const targetOf = (object: typeof web, name: 'web' | 'api'): TrackTarget => ({
+      workload: { apiVersion: 'apps/v1', kind: 'Deployment', name, namespace: 'shop' },
+      expected: expectationOf(object),
+      row: counted(name),
+    });
+    const tracking = trackRollouts(
+      [targetOf(web, 'web'), targetOf(api, 'api')],
+      {
+        timeoutMs: 600_000,
+        pollIntervalMs: 2000,
+        watching: 'rollout',
+        stopWhenAnyFails: true,
+        watch: true,
+        logLines: 5,
+      },
+      { kubectl, clock, reporter: new RecordingReporter() },
+    );
+    // The lists are in: judged after the debounce.
+    await until(() => watches.size === 3 && clock.sleeping > 3);
+    clock.advance(WATCH_SOURCE_DEFAULTS.debounceMs);
+    await until(() => judged.web === 1 && judged.api === 1);
+    // api's pod changes five times within the poll interval: api is judged at each, web stands.
+    for (let change = 0; change < 5; change += 1) {
+      await until(() => clock.sleeping > 3);
+      watches.get('pods')!.emit({ type: 'MODIFIED', object: structuredClone(apiPod) as unknown as KubeObject });
+      clock.advance(WATCH_SOURCE_DEFAULTS.debounceMs);
+      await until(() => judged.api === change + 2);
+    }
+    expect(judged.web).toBe(1);
+    // The tracker's tick, a poll interval after its start: web is judged again, nothing changed.
+    await until(() => clock.sleeping > 3);
+    clock.advance(2000 - 1 - clock.now());
+    await flush();
+    expect(judged.web).toBe(1);
+    clock.advance(1);
+    await until(() => judged.web === 2);
+    // api's pod cannot pull its image: the verdict comes at the change, and ends the tracking.
+    await until(() => clock.sleeping > 3);
+    watches.get('pods')!.emit({ type: 'MODIFIED', object: renamed(pod('image-pull-backoff'), 'api') as never });
+    clock.advance(WATCH_SOURCE_DEFAULTS.debounceMs);
+    const tracked = await tracking;
+    expect(tracked.get('apps/Deployment/shop/api')?.verdict.state).toBe('failed');
+    expect(judged.web).toBe(2);
+  });
+});
+
+describe('trackRollouts with watches, after a look that took long', () => {
+  it('waits four times as long as the look took before it judges the next change', async () => {
+    const clock = new ManualClock();
+    const web = deployment('progressing-new-rs');
+    const { kubectl, watches } = watchedCluster({
+      'deployments.apps': [web as unknown as KubeObject],
+      'replicasets.apps': [replicaSet('progressing-old'), replicaSet('progressing-new')] as unknown as KubeObject[],
+      pods: [pod('container-creating') as unknown as KubeObject],
+    });
+    // Each judgement takes 5 ms of the clock.
+    let judged = 0;
+    const slow: TrackTarget['row'] = {
+      ...rowFor({ apiVersion: 'apps/v1', kind: 'Deployment' }),
+      rules: () => ({
+        ...deploymentRules,
+        progress: (object, snapshot) => {
+          judged += 1;
+          clock.advance(5);
+          return deploymentRules.progress(object as never, snapshot);
+        },
+      }),
+    };
+    const tracking = trackRollouts(
+      [
+        {
+          workload: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'shop' },
+          expected: expectationOf(web),
+          row: slow,
+        },
+      ],
+      {
+        timeoutMs: 600_000,
+        pollIntervalMs: 2000,
+        watching: 'rollout',
+        stopWhenAnyFails: true,
+        watch: true,
+        logLines: 5,
+      },
+      { kubectl, clock, reporter: new RecordingReporter() },
+    );
+    await until(() => watches.size === 3 && clock.sleeping > 3);
+    clock.advance(WATCH_SOURCE_DEFAULTS.debounceMs);
+    await until(() => judged === 1 && clock.sleeping > 3);
+    const lookEnded = clock.now();
+    // Its pod cannot pull its image: judged 4 × 5 ms after the look, not at the debounce.
+    watches.get('pods')!.emit({ type: 'MODIFIED', object: pod('image-pull-backoff') as unknown as KubeObject });
+    clock.advance(WATCH_SOURCE_DEFAULTS.debounceMs);
+    await flush();
+    expect(judged).toBe(1);
+    clock.advance(lookEnded + 20 - clock.now());
+    const tracked = await tracking;
+    expect(judged).toBe(2);
+    expect(tracked.get('apps/Deployment/shop/web')?.verdict.state).toBe('failed');
   });
 });

@@ -11,6 +11,7 @@ export const POD_TEMPLATE_GENERATION_LABEL = 'pod-template-generation';
 
 export const daemonSetRules: RolloutRules<DaemonSet> = {
   controller: 'daemonset controller',
+  readsOwnedOnly: true,
   servingPods: true,
   observed: (set) => (set.metadata.generation ?? 0) <= (set.status?.observedGeneration ?? 0),
   newPods(set, snapshot) {

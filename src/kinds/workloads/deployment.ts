@@ -13,6 +13,7 @@ import { newReplicaSetFor } from './template.js';
 
 export const deploymentRules: RolloutRules<Deployment> = {
   controller: 'deployment controller',
+  readsOwnedOnly: true,
   servingPods: true,
   observed: (deployment) => (deployment.status?.observedGeneration ?? 0) >= (deployment.metadata.generation ?? 0),
   newPods(deployment, snapshot) {

@@ -16,6 +16,7 @@ import type { RecreateRule } from '../refusals.js';
 export function jobRules(overrides: Pick<Overrides, 'mustSucceed'>): RolloutRules<Job> {
   return {
     controller: 'job controller',
+    readsOwnedOnly: true,
     observed: () => true,
     newPods: (job, snapshot) => podsControlledBy(job, snapshot.pods),
     wait(job, snapshot) {

@@ -6,6 +6,7 @@ import type { RolloutRules } from '../engine.js';
 
 export const podRules: RolloutRules<Pod> = {
   controller: 'kubelet',
+  readsOwnedOnly: true,
   observed: () => true,
   newPods: (pod) => [pod],
   wait(pod) {

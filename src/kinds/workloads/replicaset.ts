@@ -12,6 +12,7 @@ type ObservedReplicaSet = ReplicaSet & {
 
 export const replicaSetRules: RolloutRules<ObservedReplicaSet> = {
   controller: 'replicaset controller',
+  readsOwnedOnly: true,
   servingPods: true,
   observed: (set) => (set.status?.observedGeneration ?? 0) >= (set.metadata.generation ?? 0),
   newPods: (set, snapshot) => podsControlledBy(set, snapshot.pods),

@@ -7,6 +7,7 @@ import { podsControlledBy } from '../look-index.js';
 
 export const statefulSetRules: RolloutRules<StatefulSet> = {
   controller: 'statefulset controller',
+  readsOwnedOnly: true,
   servingPods: true,
   // The viewer also waits while observedGeneration is 0 (a status never written).
   observed: (set) =>
