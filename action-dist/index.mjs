@@ -60276,15 +60276,16 @@ function wantsSmallHeap(bytes3) {
 async function setHeapPolicy(manifests) {
   if (!wantsSmallHeap(await manifestBytes(manifests))) return;
   try {
-    v8.setFlagsFromString("--optimize-for-size");
+    for (const flag of SMALL_HEAP_FLAGS) v8.setFlagsFromString(flag);
   } catch {
   }
 }
-var SMALL_HEAP_ABOVE_BYTES, MANIFEST_EXTENSIONS;
+var SMALL_HEAP_ABOVE_BYTES, SMALL_HEAP_FLAGS, MANIFEST_EXTENSIONS;
 var init_heap = __esm({
   "src/cli/heap.ts"() {
     "use strict";
     SMALL_HEAP_ABOVE_BYTES = 32 * 1024;
+    SMALL_HEAP_FLAGS = ["--optimize-for-size", "--semi-space-growth-factor=1"];
     MANIFEST_EXTENSIONS = /* @__PURE__ */ new Set([".json", ".yaml", ".yml"]);
   }
 });
@@ -63551,7 +63552,7 @@ function historyName(runId) {
   return `${runId}-history`;
 }
 function historySecret(record) {
-  const packed = gzipSync3(Buffer.from(JSON.stringify(record))).toString("base64");
+  const packed = gzipJson(record).toString("base64");
   if (packed.length > MAX_SECRET_BYTES2) return void 0;
   const secret2 = {
     apiVersion: "v1",
@@ -63570,6 +63571,29 @@ function historySecret(record) {
     data: { history: packed }
   };
   return { secret: secret2, bytes: packed.length };
+}
+function gzipJson(record) {
+  const members = [];
+  let pending = [];
+  let chars = 0;
+  const add = (text2) => {
+    pending.push(text2);
+    chars += text2.length;
+    if (chars >= MEMBER_CHARS) flush();
+  };
+  const flush = () => {
+    if (pending.length === 0) return;
+    members.push(gzipSync3(pending.join("")));
+    pending = [];
+    chars = 0;
+  };
+  const { objects, ...head } = record;
+  const opening = JSON.stringify(head).slice(0, -1);
+  add(`${opening}${opening.length > 1 ? "," : ""}"objects":[`);
+  for (const [index, object] of objects.entries()) add(`${index > 0 ? "," : ""}${JSON.stringify(object)}`);
+  add("]}");
+  flush();
+  return Buffer.concat(members);
 }
 function readHistorySecret(secret2) {
   const data = secret2.data?.history;
@@ -63593,13 +63617,14 @@ function asJournal(record) {
     objects: record.objects.map(({ ref, before, applied: applied2 }) => ({ ref, before, applied: applied2 }))
   };
 }
-var HISTORY_VERSION, MAX_SECRET_BYTES2;
+var HISTORY_VERSION, MAX_SECRET_BYTES2, MEMBER_CHARS;
 var init_history = __esm({
   "src/journal/history.ts"() {
     "use strict";
     init_labels();
     HISTORY_VERSION = "v1";
     MAX_SECRET_BYTES2 = 1024 * 1024;
+    MEMBER_CHARS = 256 * 1024;
   }
 });
 
@@ -66454,7 +66479,6 @@ var init_watch_cache = __esm({
       options;
       objects = /* @__PURE__ */ new Map();
       resourceVersion;
-      listedAt = 0;
       currentHealth;
       stopping = new AbortController();
       stopStream;
@@ -66493,7 +66517,6 @@ var init_watch_cache = __esm({
             this.objects.clear();
             for (const object of list.items) this.objects.set(object.metadata.name, lean(object));
             this.resourceVersion = list.resourceVersion;
-            this.listedAt = this.deps.clock.now();
             this.currentHealth = { state: "live" };
             this.onChange();
           }
@@ -66538,11 +66561,13 @@ var init_watch_cache = __esm({
         let delivered = false;
         let expired = false;
         let error2;
+        let heardAt = this.deps.clock.now();
         const stream = this.deps.kubectl.watchCollection(
           this.query,
           { resourceVersion, timeoutSeconds: this.options.watchSeconds },
           (event) => {
             delivered = true;
+            heardAt = this.deps.clock.now();
             if (this.stopped) return;
             if (event.type === "ERROR") {
               if (isExpired(event.status)) expired = true;
@@ -66557,12 +66582,19 @@ var init_watch_cache = __esm({
         this.stopStream = () => stream.stop();
         const relistDue = new AbortController();
         let relist = false;
-        const relistAt = this.listedAt + this.options.relistEveryMs;
-        void this.deps.clock.sleep(Math.max(0, relistAt - this.deps.clock.now()), relistDue.signal).then(() => {
-          if (relistDue.signal.aborted || this.deps.clock.now() < relistAt) return;
-          relist = true;
-          stream.stop();
-        });
+        void (async () => {
+          for (; ; ) {
+            const silentUntil = heardAt + this.options.relistEveryMs;
+            if (this.deps.clock.now() < silentUntil) {
+              await this.deps.clock.sleep(silentUntil - this.deps.clock.now(), relistDue.signal);
+              if (relistDue.signal.aborted || this.stopped || this.deps.clock.now() < silentUntil) return;
+              continue;
+            }
+            relist = true;
+            stream.stop();
+            return;
+          }
+        })();
         const end = await stream.done;
         relistDue.abort();
         this.stopStream = void 0;
@@ -72006,6 +72038,7 @@ async function applyInPhases(context, state, options, deps) {
       stopped = "the run was cancelled";
       continue;
     }
+    if (number === stages.length - 1) context.allApplied?.();
     await track2(objects, options, deps);
     const failed2 = objects.find((object) => object.verdict && STOPS.has(object.verdict.state));
     if (failed2) stopped = `phase ${stage.phase} failed`;
@@ -73181,7 +73214,9 @@ async function afterTheWrite(reading, guard, started, options, deps, holds) {
     pruned: understood.pruned,
     journal,
     lease: guard.lease,
-    held: guard.held
+    held: guard.held,
+    // Every phase is applied: what the dry run said is not read again (below).
+    allApplied: () => forgetTheDryRun(plan.parts, understood)
   };
   const resultOf = (objects2, verification2) => withOutcome({
     mode: "apply",
@@ -73276,6 +73311,13 @@ async function applyAndJudge(context, state, options, deps, checkTheRollout) {
     }
   }
   return { objects: state.objects, verification };
+}
+function forgetTheDryRun(parts, understood) {
+  for (const held of [understood, ...parts.map((part) => part.understood)]) {
+    if (!held) continue;
+    held.current = /* @__PURE__ */ new Map();
+    if (held.server.ok) held.server = { ...held.server, objects: [], pruned: [] };
+  }
 }
 function unreadable2(state, journal, deps) {
   const reason = `kguard could not read it after the apply (${messageOf3(state.unreadable)}), so it may or may not have changed`;

@@ -45,7 +45,7 @@ export function historyName(runId: string): string {
 
 /** The record as its Secret, or undefined when it would not fit in one (the run stands; its record is not kept). */
 export function historySecret(record: HistoryRecord): { secret: KubeObject; bytes: number } | undefined {
-  const packed = gzipSync(Buffer.from(JSON.stringify(record))).toString('base64');
+  const packed = gzipJson(record).toString('base64');
   if (packed.length > MAX_SECRET_BYTES) return undefined;
   const secret: KubeObject = {
     apiVersion: 'v1',
@@ -64,6 +64,38 @@ export function historySecret(record: HistoryRecord): { secret: KubeObject; byte
     data: { history: packed },
   };
   return { secret, bytes: packed.length };
+}
+
+/** How much JSON text one gzip member holds: deflate's window is 32 KiB, so a member loses little. */
+const MEMBER_CHARS = 256 * 1024;
+
+/**
+ * The record as gzip, written in members of about MEMBER_CHARS of JSON each, one object's text at
+ * a time (a gzip file is a series of members, RFC 1952 2.2; gunzip reads them as one text). At
+ * 1,000 objects the whole text and its bytes were 10 MB held at once at the end of the run.
+ */
+function gzipJson(record: HistoryRecord): Buffer {
+  const members: Buffer[] = [];
+  let pending: string[] = [];
+  let chars = 0;
+  const add = (text: string) => {
+    pending.push(text);
+    chars += text.length;
+    if (chars >= MEMBER_CHARS) flush();
+  };
+  const flush = () => {
+    if (pending.length === 0) return;
+    members.push(gzipSync(pending.join('')));
+    pending = [];
+    chars = 0;
+  };
+  const { objects, ...head } = record;
+  const opening = JSON.stringify(head).slice(0, -1);
+  add(`${opening}${opening.length > 1 ? ',' : ''}"objects":[`);
+  for (const [index, object] of objects.entries()) add(`${index > 0 ? ',' : ''}${JSON.stringify(object)}`);
+  add(']}');
+  flush();
+  return Buffer.concat(members);
 }
 
 export function readHistorySecret(secret: KubeObject): HistoryRecord {

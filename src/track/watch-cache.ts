@@ -7,7 +7,11 @@
 //     list again at once and watch from the new list;
 //   - a failed list or watch (API server unreachable, 5xx, 429) is tried again after a growing
 //     pause, with a fresh list;
-//   - a list every relistEveryMs anyway, a safety net for a stream that silently stalls.
+//   - a list again after relistEveryMs without a word from the stream (no event, no bookmark,
+//     which the server sends at its discretion: allowWatchBookmarks in the API reference), a
+//     safety net for a stream that silently stalls. A stream that delivers is not listed again:
+//     at a thousand objects each such list put a new copy of every object in memory, and every
+//     workload was judged anew.
 // Failures that will not go away by waiting (RBAC refuses watch, the type is not served) give up
 // after a few tries: the owner then polls instead.
 import type { Clock } from '../clock.js';
@@ -27,7 +31,7 @@ export type CacheHealth =
 export interface WatchCacheOptions {
   /** The server ends each watch after this long (timeoutSeconds); it is then resumed. */
   watchSeconds: number;
-  /** A fresh list at least this often. */
+  /** A fresh list after this long without an event or a bookmark from the stream. */
   relistEveryMs: number;
   /** Pauses before the next try after 1, 2, 3... failures in a row (the last one repeats). */
   backoffMs: readonly number[];
@@ -58,7 +62,6 @@ type WatchOutcome =
 export class WatchCache {
   private readonly objects = new Map<string, KubeObject>();
   private resourceVersion: string | undefined;
-  private listedAt = 0;
   private currentHealth: CacheHealth;
   private readonly stopping = new AbortController();
   private stopStream: (() => void) | undefined;
@@ -113,7 +116,6 @@ export class WatchCache {
         this.objects.clear();
         for (const object of list.items) this.objects.set(object.metadata.name, lean(object));
         this.resourceVersion = list.resourceVersion;
-        this.listedAt = this.deps.clock.now();
         this.currentHealth = { state: 'live' };
         this.onChange();
       }
@@ -166,11 +168,13 @@ export class WatchCache {
     let delivered = false;
     let expired = false;
     let error: string | undefined;
+    let heardAt = this.deps.clock.now();
     const stream = this.deps.kubectl.watchCollection(
       this.query,
       { resourceVersion, timeoutSeconds: this.options.watchSeconds },
       (event) => {
         delivered = true;
+        heardAt = this.deps.clock.now();
         if (this.stopped) return;
         if (event.type === 'ERROR') {
           if (isExpired(event.status)) expired = true;
@@ -187,13 +191,20 @@ export class WatchCache {
     this.stopStream = () => stream.stop();
     const relistDue = new AbortController();
     let relist = false;
-    const relistAt = this.listedAt + this.options.relistEveryMs;
-    void this.deps.clock.sleep(Math.max(0, relistAt - this.deps.clock.now()), relistDue.signal).then(() => {
-      // A sleep also ends early when the run is cancelled: only the time itself makes a relist due.
-      if (relistDue.signal.aborted || this.deps.clock.now() < relistAt) return;
-      relist = true;
-      stream.stop();
-    });
+    void (async () => {
+      for (;;) {
+        const silentUntil = heardAt + this.options.relistEveryMs;
+        if (this.deps.clock.now() < silentUntil) {
+          await this.deps.clock.sleep(silentUntil - this.deps.clock.now(), relistDue.signal);
+          // A sleep also ends early when the run is cancelled or the watch ended: nothing is due then.
+          if (relistDue.signal.aborted || this.stopped || this.deps.clock.now() < silentUntil) return;
+          continue;
+        }
+        relist = true;
+        stream.stop();
+        return;
+      }
+    })();
     const end = await stream.done;
     relistDue.abort();
     this.stopStream = undefined;

@@ -4,7 +4,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { manifestBytes, SMALL_HEAP_ABOVE_BYTES, wantsSmallHeap } from '../../src/cli/heap.js';
+import { execa } from 'execa';
+import { manifestBytes, SMALL_HEAP_ABOVE_BYTES, SMALL_HEAP_FLAGS, wantsSmallHeap } from '../../src/cli/heap.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -39,5 +40,19 @@ describe('wantsSmallHeap', () => {
     expect(wantsSmallHeap(SMALL_HEAP_ABOVE_BYTES)).toBe(false);
     expect(wantsSmallHeap(SMALL_HEAP_ABOVE_BYTES + 1)).toBe(true);
     expect(wantsSmallHeap(undefined)).toBe(true);
+  });
+});
+
+describe('SMALL_HEAP_FLAGS', () => {
+  it('are flags this Node’s V8 knows: one it did not would print "Error: unrecognized flag" on kguard’s stderr', async () => {
+    const script = `const v8 = require('node:v8'); for (const flag of ${JSON.stringify(SMALL_HEAP_FLAGS)}) v8.setFlagsFromString(flag);`;
+    const child = await execa(process.execPath, ['-e', script]);
+    expect(child.stderr).toBe('');
+    // And an unknown one is said there (the check above can fail).
+    const unknown = await execa(process.execPath, [
+      '-e',
+      "require('node:v8').setFlagsFromString('--no-such-kguard-flag')",
+    ]);
+    expect(unknown.stderr).toContain('unrecognized flag');
   });
 });

@@ -1,4 +1,5 @@
 // A run's history record (journal/history.ts): its Secret, and which records go beyond --history.
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import {
   asJournal,
@@ -51,6 +52,25 @@ describe('history records', () => {
     expect(packed.secret['type']).toBe('kguard.dev/history');
     expect(readHistorySecret(packed.secret)).toEqual(record);
     expect(packed.bytes).toBeLessThan(1024);
+  });
+
+  it('are written in gzip members of a few hundred KiB (a series gunzip reads as one) at about the size of one', () => {
+    const many: HistoryRecord = {
+      ...record,
+      objects: Array.from({ length: 1000 }, (_, index) => ({
+        ...record.objects[0]!,
+        ref: { ...record.objects[0]!.ref, name: `web-${index}` },
+        before: { ...web(`registry.example.com/web:${index}`), data: { notes: `${index} `.repeat(200) } } as KubeObject,
+      })),
+    };
+    const packed = historySecret(many)!;
+    const bytes = Buffer.from((packed.secret as unknown as { data: { history: string } }).data.history, 'base64');
+    // More than one member: each starts with gzip's magic bytes and deflate's method.
+    const members = bytes.toString('latin1').split('\x1f\x8b\x08').length - 1;
+    expect(members).toBeGreaterThanOrEqual(3);
+    expect(readHistorySecret(packed.secret)).toEqual(many);
+    const whole = gzipSync(JSON.stringify(many)).toString('base64').length;
+    expect(packed.bytes).toBeLessThan(whole * 1.1);
   });
 
   it('are not kept when they would not fit in a Secret', () => {

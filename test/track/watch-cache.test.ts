@@ -3,7 +3,7 @@ import type { CollectionList, CollectionQuery, WatchStream } from '../../src/kub
 import { WatchEventReader, type WatchEvent } from '../../src/kubectl/channel/watch-events.js';
 import type { KubeObject } from '../../src/objects/model.js';
 import { WatchCache, WATCH_CACHE_DEFAULTS } from '../../src/track/watch-cache.js';
-import { ManualClock, until } from '../fakes.js';
+import { flush, ManualClock, until } from '../fakes.js';
 import { fixtureText } from '../fixtures/load.js';
 
 /** Events as the real kubectl printed them against the simulator (test/fixtures/kubectl/README.md). */
@@ -176,7 +176,7 @@ describe('WatchCache', () => {
     await cache.stop();
   });
 
-  it('lists again every relistEveryMs as a safety net, stopping the running watch', async () => {
+  it('lists again after relistEveryMs without an event or a bookmark, stopping the silent watch', async () => {
     const { cache, calls, watches, clock } = start([ok([], '40'), ok([], '90')]);
     await until(() => watches.length === 1);
     clock.advance(WATCH_CACHE_DEFAULTS.relistEveryMs);
@@ -184,6 +184,37 @@ describe('WatchCache', () => {
     expect(watches[0]!.stopped).toBe(true);
     expect(calls).toEqual(['list', 'watch from 40', 'list', 'watch from 90']);
     await cache.stop();
+  });
+
+  it('does not list again while the stream delivers: a bookmark is a word from it', async () => {
+    const { cache, calls, watches, clock } = start([ok([], '40'), ok([], '90')]);
+    await until(() => watches.length === 1);
+    const half = WATCH_CACHE_DEFAULTS.relistEveryMs / 2;
+    for (let step = 0; step < 4; step += 1) {
+      clock.advance(half);
+      watches[0]!.emit({ type: 'BOOKMARK', resourceVersion: String(41 + step) });
+      await flush();
+    }
+    // Two intervals have gone by, never one in silence.
+    expect(calls).toEqual(['list', 'watch from 40']);
+    expect(watches[0]!.stopped).toBe(false);
+    clock.advance(WATCH_CACHE_DEFAULTS.relistEveryMs);
+    await until(() => watches.length === 2);
+    expect(calls).toEqual(['list', 'watch from 40', 'list', 'watch from 90']);
+    await cache.stop();
+  });
+
+  it('lists nothing again, and does not spin, when its sleeps end at once (a cancelled run)', async () => {
+    // The run's clock once it is cancelled (clock.ts interruptible): every sleep resolves at once.
+    const cancelled = { now: () => 0, sleep: () => Promise.resolve() };
+    const script = scriptedKubectl([ok([], '40'), ok([], '90')]);
+    const cache = new WatchCache(query, { kubectl: script.kubectl, clock: cancelled }, () => undefined);
+    cache.start();
+    await until(() => script.watches.length === 1);
+    await flush();
+    expect(script.calls).toEqual(['list', 'watch from 40']);
+    await cache.stop();
+    expect(script.watches[0]!.stopped).toBe(true);
   });
 
   it('stop() ends the running watch and starts nothing after it', async () => {

@@ -10,6 +10,7 @@ import type { ObjectResult, RunResult } from '../../model/result.js';
 import type { Verification } from '../../model/verify.js';
 import type { Reading, RunHolds } from './before-write/reading.js';
 import type { PendingObject } from './changes.js';
+import type { Understood } from './understand.js';
 import { cancelReason, type Deps } from './deps.js';
 import type { Guard } from './guard.js';
 import { historyRecordsOf, keptInHistory, writeHistory, type HistoryContext } from './history-step.js';
@@ -37,6 +38,8 @@ export async function afterTheWrite(
     journal,
     lease: guard.lease,
     held: guard.held,
+    // Every phase is applied: what the dry run said is not read again (below).
+    allApplied: () => forgetTheDryRun(plan.parts, understood),
   };
   const resultOf = (objects: readonly PendingObject[], verification: Verification | undefined): RunResult =>
     withOutcome({
@@ -160,6 +163,21 @@ async function applyAndJudge(
     }
   }
   return { objects: state.objects, verification };
+}
+
+/**
+ * Once every phase is applied, the server's dry-run answer and the copies read beside it are read
+ * no more (the pre-apply copies a restore returns to are the guard's, read again under the run's
+ * leases): they are let go before the watch, which at 1,000 objects they outlasted as two more
+ * copies of every object (docs/performance.md). The fields are replaced, never emptied in place:
+ * without a journal the guard's copies may be that very map (guard.ts).
+ */
+export function forgetTheDryRun(parts: ReadonlyArray<{ understood?: Understood }>, understood: Understood): void {
+  for (const held of [understood, ...parts.map((part) => part.understood)]) {
+    if (!held) continue;
+    held.current = new Map();
+    if (held.server.ok) held.server = { ...held.server, objects: [], pruned: [] };
+  }
 }
 
 /** What the apply changed could not be read: every object may have changed, and a person finishes it. */

@@ -53,6 +53,8 @@ export interface PhaseContext {
   held?: HeldApply;
   /** Takes the run's Leases on objects read only now, before their copies are read (none without a journal). */
   lease?(refs: readonly ObjectRef[], phase: ApplyPhase): Promise<void>;
+  /** Called once the last stage is applied and read, before its watch: nothing is read before the apply again. */
+  allApplied?(): void;
 }
 
 interface Stage {
@@ -147,6 +149,7 @@ export async function applyInPhases(
       stopped = 'the run was cancelled';
       continue;
     }
+    if (number === stages.length - 1) context.allApplied?.();
     await track(objects, options, deps);
     const failed = objects.find((object) => object.verdict && STOPS.has(object.verdict.state));
     if (failed) stopped = `phase ${stage.phase} failed`;
