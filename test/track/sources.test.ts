@@ -150,32 +150,51 @@ describe('WatchSource', () => {
   });
 });
 
+/** Tracking rollouts through watches, as the CLI does by default. */
+const WATCHED = {
+  timeoutMs: 600_000,
+  pollIntervalMs: 2000,
+  watching: 'rollout' as const,
+  stopWhenAnyFails: true,
+  watch: true,
+  logLines: 5,
+};
+
+/** A Deployment's row that calls `judged` at each judgement (the engine asks the rules for the progress once a judgement). */
+function countingRow(judged: () => void): TrackTarget['row'] {
+  return {
+    ...rowFor({ apiVersion: 'apps/v1', kind: 'Deployment' }),
+    rules: () => ({
+      ...deploymentRules,
+      progress: (object, snapshot) => {
+        judged();
+        return deploymentRules.progress(object as never, snapshot);
+      },
+    }),
+  };
+}
+
+/** web rolling out, its new pod being created, seen through watches. */
+function webRollingOut() {
+  const web = deployment('progressing-new-rs');
+  const cluster = watchedCluster({
+    'deployments.apps': [web as unknown as KubeObject],
+    'replicasets.apps': [replicaSet('progressing-old'), replicaSet('progressing-new')] as unknown as KubeObject[],
+    pods: [pod('container-creating') as unknown as KubeObject],
+  });
+  return { web, ...cluster };
+}
+
 describe('trackRollouts with watches', () => {
   it('judges at a change the watch delivers and stops every watch at the verdict', async () => {
     const clock = new ManualClock();
-    const web = deployment('progressing-new-rs');
-    const { kubectl, watches } = watchedCluster({
-      'deployments.apps': [web as unknown as KubeObject],
-      'replicasets.apps': [replicaSet('progressing-old'), replicaSet('progressing-new')] as unknown as KubeObject[],
-      pods: [pod('container-creating') as unknown as KubeObject],
-    });
+    const { web, kubectl, watches } = webRollingOut();
     const target: TrackTarget = {
       workload: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'shop' },
       expected: expectationOf(web),
       selector: 'app=web',
     };
-    const tracking = trackRollouts(
-      [target],
-      {
-        timeoutMs: 600_000,
-        pollIntervalMs: 2000,
-        watching: 'rollout',
-        stopWhenAnyFails: true,
-        watch: true,
-        logLines: 5,
-      },
-      { kubectl, clock, reporter: new RecordingReporter() },
-    );
+    const tracking = trackRollouts([target], WATCHED, { kubectl, clock, reporter: new RecordingReporter() });
     await until(() => watches.size === 3);
     await until(() => clock.sleeping > 3);
     watches.get('pods')!.emit({ type: 'MODIFIED', object: pod('image-pull-backoff') as unknown as KubeObject });
@@ -210,33 +229,20 @@ describe('trackRollouts with watches, at the changes of other workloads', () => 
     });
     // Each judgement asks the rules for the progress once: counted per workload.
     const judged = { web: 0, api: 0 };
-    const counted = (name: 'web' | 'api'): TrackTarget['row'] => ({
-      ...rowFor({ apiVersion: 'apps/v1', kind: 'Deployment' }),
-      rules: () => ({
-        ...deploymentRules,
-        progress: (object, snapshot) => {
-          judged[name] += 1;
-          return deploymentRules.progress(object as never, snapshot);
-        },
-      }),
-    });
+    const counted = (name: 'web' | 'api') =>
+      countingRow(() => {
+        judged[name] += 1;
+      });
     const targetOf = (object: typeof web, name: 'web' | 'api'): TrackTarget => ({
       workload: { apiVersion: 'apps/v1', kind: 'Deployment', name, namespace: 'shop' },
       expected: expectationOf(object),
       row: counted(name),
     });
-    const tracking = trackRollouts(
-      [targetOf(web, 'web'), targetOf(api, 'api')],
-      {
-        timeoutMs: 600_000,
-        pollIntervalMs: 2000,
-        watching: 'rollout',
-        stopWhenAnyFails: true,
-        watch: true,
-        logLines: 5,
-      },
-      { kubectl, clock, reporter: new RecordingReporter() },
-    );
+    const tracking = trackRollouts([targetOf(web, 'web'), targetOf(api, 'api')], WATCHED, {
+      kubectl,
+      clock,
+      reporter: new RecordingReporter(),
+    });
     // The lists are in: judged after the debounce.
     await until(() => watches.size === 3 && clock.sleeping > 3);
     clock.advance(WATCH_SOURCE_DEFAULTS.debounceMs);
@@ -269,25 +275,13 @@ describe('trackRollouts with watches, at the changes of other workloads', () => 
 describe('trackRollouts with watches, after a look that took long', () => {
   it('waits four times as long as the look took before it judges the next change', async () => {
     const clock = new ManualClock();
-    const web = deployment('progressing-new-rs');
-    const { kubectl, watches } = watchedCluster({
-      'deployments.apps': [web as unknown as KubeObject],
-      'replicasets.apps': [replicaSet('progressing-old'), replicaSet('progressing-new')] as unknown as KubeObject[],
-      pods: [pod('container-creating') as unknown as KubeObject],
-    });
+    const { web, kubectl, watches } = webRollingOut();
     // Each judgement takes 5 ms of the clock.
     let judged = 0;
-    const slow: TrackTarget['row'] = {
-      ...rowFor({ apiVersion: 'apps/v1', kind: 'Deployment' }),
-      rules: () => ({
-        ...deploymentRules,
-        progress: (object, snapshot) => {
-          judged += 1;
-          clock.advance(5);
-          return deploymentRules.progress(object as never, snapshot);
-        },
-      }),
-    };
+    const slow = countingRow(() => {
+      judged += 1;
+      clock.advance(5);
+    });
     const tracking = trackRollouts(
       [
         {
@@ -296,14 +290,7 @@ describe('trackRollouts with watches, after a look that took long', () => {
           row: slow,
         },
       ],
-      {
-        timeoutMs: 600_000,
-        pollIntervalMs: 2000,
-        watching: 'rollout',
-        stopWhenAnyFails: true,
-        watch: true,
-        logLines: 5,
-      },
+      WATCHED,
       { kubectl, clock, reporter: new RecordingReporter() },
     );
     await until(() => watches.size === 3 && clock.sleeping > 3);
