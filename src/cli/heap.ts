@@ -5,10 +5,9 @@
 // memory goes from about 216 to 145 MiB, for about 6 % more CPU time) and its young generation at
 // its starting size (--semi-space-growth-factor=1: the watch's objects, kept, survive their first
 // collections, and V8 grew the young generation to 32 MiB for them; 1,000 objects on the real
-// control plane, Node 20: 155 → 132 MiB at the same CPU). Node 22 and 24's V8 holds that factor
-// at 2 or more (flag-definitions.h, DEFINE_MIN_VALUE_IMPLICATION): there it changes nothing. A
-// small apply keeps V8's default: there the flags save nothing and cost the start about 40 ms of
-// CPU (more collections while the modules load, before the first write).
+// control plane, Node 20: 155 → 132 MiB at the same CPU; Node 22 and 24 keep it at 2 MiB with it
+// too). A small apply keeps V8's default: there the flags save nothing and cost the start about
+// 40 ms of CPU (more collections while the modules load, before the first write).
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import v8 from 'node:v8';
