@@ -66901,8 +66901,10 @@ async function trackFrom(source, targets, options, deps) {
       const deadline = Math.min(...[...pending.values()].map((watch) => timeoutOf(watch.target, options)));
       const untilDeadline = startedAt + deadline - deps.clock.now();
       const after = deps.clock.now();
-      const timed = tickAt(startedAt, after, options.pollIntervalMs) + options.pollIntervalMs;
-      await source.changed(Math.max(0, Math.min(timed - after, untilDeadline)), after + looking * LOOK_PAUSE_FACTOR);
+      await source.changed(
+        Math.max(0, Math.min(options.pollIntervalMs, untilDeadline)),
+        after + looking * LOOK_PAUSE_FACTOR
+      );
     }
   }
   for (const [key, watch] of pending) {

@@ -123,9 +123,12 @@ async function trackFrom(
       // Never sleep past a deadline: the timeout verdict comes at the timeout, not a poll later.
       const deadline = Math.min(...[...pending.values()].map((watch) => timeoutOf(watch.target, options)));
       const untilDeadline = startedAt + deadline - deps.clock.now();
+      // Nothing changed for a poll interval: a look for the rules of time alone (due.ts's ticks say whom it judges).
       const after = deps.clock.now();
-      const timed = tickAt(startedAt, after, options.pollIntervalMs) + options.pollIntervalMs;
-      await source.changed(Math.max(0, Math.min(timed - after, untilDeadline)), after + looking * LOOK_PAUSE_FACTOR);
+      await source.changed(
+        Math.max(0, Math.min(options.pollIntervalMs, untilDeadline)),
+        after + looking * LOOK_PAUSE_FACTOR,
+      );
     }
   }
   for (const [key, watch] of pending) {

@@ -255,9 +255,11 @@ describe('trackRollouts with watches, at the changes of other workloads', () => 
       await until(() => judged.api === change + 2);
     }
     expect(judged.web).toBe(1);
-    // The tracker's tick, a poll interval after its start: web is judged again, nothing changed.
+    // Nothing changes for a poll interval: that look is past the tracker's tick (2000), and web,
+    // judged before it, is judged again.
+    const lastLook = clock.now();
     await until(() => clock.sleeping > 3);
-    clock.advance(2000 - 1 - clock.now());
+    clock.advance(lastLook + 2000 - 1 - clock.now());
     await flush();
     expect(judged.web).toBe(1);
     clock.advance(1);
