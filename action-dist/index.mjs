@@ -63908,6 +63908,10 @@ function classifyPod(pod, clues = NO_CLUES) {
 function findingKey(finding) {
   return `${finding.pod}/${finding.container ?? ""}/${finding.family}`;
 }
+function findingKeyParts(key) {
+  const [pod = "", container = ""] = key.split("/");
+  return { pod, container };
+}
 function podFinding(pod, rule, reason, message, container) {
   return {
     pod: pod.metadata.name,
@@ -64419,8 +64423,8 @@ function rememberSeen(rules, firstSeen, verdict, now2, observation, expected) {
   return next;
 }
 function stillFailing(key, pods) {
-  const [podName, container] = key.split("/");
-  const pod = podsNamed(pods, podName ?? "").find((candidate) => !candidate.metadata.deletionTimestamp);
+  const { pod: podName, container } = findingKeyParts(key);
+  const pod = podsNamed(pods, podName).find((candidate) => !candidate.metadata.deletionTimestamp);
   if (!pod) return false;
   if (!container) return conditionOf(pod, "Ready")?.status !== "True";
   const status2 = [...pod.status?.initContainerStatuses ?? [], ...pod.status?.containerStatuses ?? []].find(
@@ -66432,7 +66436,7 @@ function tickAt(startedAt, now2, pollIntervalMs) {
 }
 function copiesRead(snapshot2, workload, firstSeen) {
   const copies2 = ownedCopies(snapshot2, workload);
-  for (const key of firstSeen.keys()) copies2.push(...podsNamed(snapshot2.pods, key.split("/")[0] ?? ""));
+  for (const key of firstSeen.keys()) copies2.push(...podsNamed(snapshot2.pods, findingKeyParts(key).pod));
   return copies2;
 }
 function sameCopies(a2, b) {
@@ -66441,6 +66445,7 @@ function sameCopies(a2, b) {
 var init_due = __esm({
   "src/track/due.ts"() {
     "use strict";
+    init_pod();
     init_look_index();
   }
 });
@@ -66932,6 +66937,7 @@ function newWatch(target) {
 }
 function dueNow(pending, snapshots, now2, startedAt, options) {
   const due = /* @__PURE__ */ new Map();
+  const tick = tickAt(startedAt, now2, options.pollIntervalMs);
   for (const [key, watch] of pending) {
     const judged = dueToJudge({
       workload: watch.target.workload,
@@ -66940,7 +66946,7 @@ function dueNow(pending, snapshots, now2, startedAt, options) {
       last: watch.judged,
       snapshot: snapshots.get(watch.target.workload.namespace),
       now: now2,
-      tickAt: tickAt(startedAt, now2, options.pollIntervalMs),
+      tickAt: tick,
       deadlineAt: startedAt + timeoutOf(watch.target, options)
     });
     if (!judged) continue;

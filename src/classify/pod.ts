@@ -91,6 +91,12 @@ export function findingKey(finding: Pick<Finding, 'pod' | 'container' | 'family'
   return `${finding.pod}/${finding.container ?? ''}/${finding.family}`;
 }
 
+/** The pod and container a findingKey names ('' for none); a condition's reason, remembered beside them, reads as a pod name. */
+export function findingKeyParts(key: string): { pod: string; container: string } {
+  const [pod = '', container = ''] = key.split('/');
+  return { pod, container };
+}
+
 function podFinding(pod: Pod, rule: ReasonRule, reason: string, message: string, container?: string): Finding {
   return {
     pod: pod.metadata.name,

@@ -4,7 +4,7 @@
 // viewer where there is one), timed out at the deadline, or still progressing. Each kind brings
 // only its rules (a row of table.ts); every step is here, once. Pure.
 import { NO_CLUES, type Clues } from '../classify/clues.js';
-import { classifyPod, findingKey } from '../classify/pod.js';
+import { classifyPod, findingKey, findingKeyParts } from '../classify/pod.js';
 import { terminationOf, terminationNote } from '../classify/terminated.js';
 import { conditionOf, type Pod } from '../kube.js';
 import type { FatalPolicy, Finding } from '../model/findings.js';
@@ -265,8 +265,8 @@ export function rememberSeen<T>(
 
 /** Whether the pod (and container) a remembered finding key names still exists and is not ready. */
 function stillFailing(key: string, pods: readonly Pod[]): boolean {
-  const [podName, container] = key.split('/');
-  const pod = podsNamed(pods, podName ?? '').find((candidate) => !candidate.metadata.deletionTimestamp);
+  const { pod: podName, container } = findingKeyParts(key);
+  const pod = podsNamed(pods, podName).find((candidate) => !candidate.metadata.deletionTimestamp);
   if (!pod) return false;
   if (!container) return conditionOf(pod, 'Ready')?.status !== 'True';
   const status = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].find(

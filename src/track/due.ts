@@ -7,6 +7,7 @@
 // last verdict stands. The ticks are the tracker's, not each workload's: workloads judged at
 // their own changes would otherwise each be due at another moment, and a look would come every
 // few ms for one of them. Every other workload is judged at every look. Pure.
+import { findingKeyParts } from '../classify/pod.js';
 import { ownedCopies, podsNamed } from '../kinds/look-index.js';
 import type { RolloutRules } from '../kinds/engine.js';
 import type { WorkloadSnapshot } from '../model/snapshot.js';
@@ -57,7 +58,7 @@ export function tickAt(startedAt: number, now: number, pollIntervalMs: number): 
 /** Its object, what it controls, and the pods its remembered findings name (engine.ts stillFailing reads them by name). */
 function copiesRead(snapshot: WorkloadSnapshot, workload: ObjectRef, firstSeen: FirstSeen): object[] {
   const copies: object[] = ownedCopies(snapshot, workload);
-  for (const key of firstSeen.keys()) copies.push(...podsNamed(snapshot.pods, key.split('/')[0] ?? ''));
+  for (const key of firstSeen.keys()) copies.push(...podsNamed(snapshot.pods, findingKeyParts(key).pod));
   return copies;
 }
 

@@ -166,6 +166,7 @@ function dueNow(
   options: TrackOptions,
 ): Map<string, Watch> {
   const due = new Map<string, Watch>();
+  const tick = tickAt(startedAt, now, options.pollIntervalMs);
   for (const [key, watch] of pending) {
     const judged = dueToJudge({
       workload: watch.target.workload,
@@ -174,7 +175,7 @@ function dueNow(
       last: watch.judged,
       snapshot: snapshots.get(watch.target.workload.namespace),
       now,
-      tickAt: tickAt(startedAt, now, options.pollIntervalMs),
+      tickAt: tick,
       deadlineAt: startedAt + timeoutOf(watch.target, options),
     });
     if (!judged) continue;

@@ -1,7 +1,7 @@
 // One test per reason row, on fixtures shaped like the real API's (test/fixtures/README.md).
 import { describe, expect, it } from 'vitest';
 import { rememberClues, NO_CLUES } from '../../src/classify/clues.js';
-import { classifyPod, findingKey } from '../../src/classify/pod.js';
+import { classifyPod, findingKey, findingKeyParts } from '../../src/classify/pod.js';
 import { isFatalNow } from '../../src/kinds/engine.js';
 import { events, pod } from '../fixtures/load.js';
 
@@ -254,5 +254,17 @@ describe("a Job's next step", () => {
       expect(rule.nextStep, reason).not.toMatch(/\bPOD\b/);
       expect(rule.nextStep, reason).not.toMatch(/^read why its pods failed: kubectl logs/);
     }
+  });
+});
+
+describe('findingKeyParts', () => {
+  it('reads back the pod and container a finding key names, and a condition reason as a pod name', () => {
+    const key = findingKey({ pod: 'web-7d9c6b8f4d-x5k2p', container: 'app', family: 'image-pull' });
+    expect(findingKeyParts(key)).toEqual({ pod: 'web-7d9c6b8f4d-x5k2p', container: 'app' });
+    expect(findingKeyParts(findingKey({ pod: 'web-1', family: 'start' }))).toEqual({
+      pod: 'web-1',
+      container: '',
+    });
+    expect(findingKeyParts('ProgressDeadlineExceeded')).toEqual({ pod: 'ProgressDeadlineExceeded', container: '' });
   });
 });
