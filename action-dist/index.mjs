@@ -21670,6 +21670,41 @@ var init_file = __esm({
   }
 });
 
+// src/http/cause.ts
+function networkCause(error2, deadline, stopped = "stopped: the run was cancelled") {
+  const named = error2;
+  if (named?.name === "TimeoutError" || TIMEOUT_CODES.has(String(named?.code))) return deadline;
+  if (named?.name === "AbortError") return stopped;
+  const behind = error2 instanceof Error && error2.cause !== void 0 ? describe(error2.cause) : void 0;
+  if (behind) return behind;
+  const { code, path: path17 } = error2 ?? {};
+  if (typeof code === "string" && typeof path17 === "string" && URL.canParse(path17))
+    return `${code} ${new URL(path17).host}`;
+  return describe(error2) ?? "unknown error";
+}
+function describe(error2) {
+  if (!(error2 instanceof Error)) return typeof error2 === "string" && error2 !== "" ? error2 : void 0;
+  if (error2 instanceof AggregateError && error2.errors.length > 0) {
+    const each = [...new Set(error2.errors.map(describe).filter((text2) => Boolean(text2)))];
+    if (each.length > 0) return each.join("; ");
+  }
+  const { code, address, port, hostname: hostname3 } = error2;
+  if (code === "ECONNREFUSED")
+    return typeof address === "string" ? `connection refused by ${address}${port ? `:${port}` : ""}` : "connection refused";
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN")
+    return `${typeof hostname3 === "string" ? `host name ${hostname3}` : "its host name"} does not resolve (${code})`;
+  const message = error2.message;
+  if (typeof code === "string" && message) return message.includes(code) ? message : `${code}: ${message}`;
+  return (typeof code === "string" ? code : message) || describe(error2.cause);
+}
+var TIMEOUT_CODES;
+var init_cause = __esm({
+  "src/http/cause.ts"() {
+    "use strict";
+    TIMEOUT_CODES = /* @__PURE__ */ new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
+  }
+});
+
 // src/http/proxy.ts
 function proxyFor(url, env2) {
   const host = url.hostname.replace(/^\[|\]$/g, "");
@@ -48571,7 +48606,6 @@ var init_answer = __esm({
 var prometheus_exports = {};
 __export(prometheus_exports, {
   instantQuery: () => instantQuery,
-  networkCause: () => networkCause,
   prometheusClient: () => prometheusClient,
   runPrometheusClient: () => runPrometheusClient,
   secretValues: () => secretValues
@@ -48612,7 +48646,10 @@ async function instantQuery(provider, get, headers, secrets, promql, atMs, signa
     return {
       ok: false,
       badQuery: false,
-      message: scrub(`${provider.address} did not answer (${networkCause(error2, provider.timeoutMs)})`, secrets)
+      message: scrub(
+        `${provider.address} did not answer (${networkCause(error2, `no answer within ${provider.timeoutMs / 1e3}s`)})`,
+        secrets
+      )
     };
   }
 }
@@ -48660,17 +48697,11 @@ function readCa(file) {
     );
   }
 }
-function networkCause(error2, timeoutMs) {
-  if (error2 instanceof Error && error2.name === "TimeoutError") return `no answer within ${timeoutMs / 1e3}s`;
-  if (error2 instanceof Error && error2.name === "AbortError") return "stopped: the run was cancelled";
-  const code = error2?.code;
-  const message = error2 instanceof Error ? error2.message : String(error2);
-  return code && !message.includes(code) ? `${code}: ${message}` : message;
-}
 var init_prometheus = __esm({
   "src/analysis/prometheus.ts"() {
     "use strict";
     init_errors();
+    init_cause();
     init_client();
     init_request();
     init_answer();
@@ -58597,8 +58628,8 @@ function seconds3(ms) {
 function plural(count2) {
   return count2 === 1 ? "" : "s";
 }
-function firstEight(items, describe4) {
-  const shown2 = items.slice(0, 8).map(describe4).join(", ");
+function firstEight(items, describe5) {
+  const shown2 = items.slice(0, 8).map(describe5).join(", ");
   return items.length > 8 ? `${shown2} and ${items.length - 8} more` : shown2;
 }
 function containerLogLines(logs) {
@@ -65688,7 +65719,7 @@ function healthRuleRules(rule, kind, statusGraceSeconds) {
       if (progressing !== void 0) return `progressing (${progressing})`;
       const missing = rule.healthy.find((match) => matched(match, object, "every") === void 0);
       if (missing === void 0) return void 0;
-      return `waiting for ${describe(missing)}${now(missing, object)} (rule ${rule.id})`;
+      return `waiting for ${describe2(missing)}${now(missing, object)} (rule ${rule.id})`;
     },
     failure(object) {
       if (appliedBy(object) !== void 0) return void 0;
@@ -65702,7 +65733,7 @@ function healthRuleRules(rule, kind, statusGraceSeconds) {
           category: "stalled",
           family: "other",
           policy,
-          cannot: `become healthy (health rule ${rule.id}: ${describe(match)})`,
+          cannot: `become healthy (health rule ${rule.id}: ${describe2(match)})`,
           nextStep: `read its conditions and events: kubectl describe ${kind.toLowerCase()} NAME -n NAMESPACE`
         };
         const cause = { source: "condition", reason, message: hit, rule: ruleText };
@@ -65721,7 +65752,7 @@ function healthRuleRules(rule, kind, statusGraceSeconds) {
           summary: `judged applied: ${applied2} (rule ${rule.id}: nothing reconciles it)`
         };
       const shown2 = rule.healthy[0];
-      const summary = shown2 ? now(shown2, object).replace(/^ \(it is (.*)\)$/, "$1") || describe(shown2) : rule.id;
+      const summary = shown2 ? now(shown2, object).replace(/^ \(it is (.*)\)$/, "$1") || describe2(shown2) : rule.id;
       return { desired: 0, updated: 0, ready: 0, available: 0, summary };
     }
   };
@@ -65783,7 +65814,7 @@ function oneOf2(wanted, actual) {
   if (wanted === void 0) return true;
   return Array.isArray(wanted) ? actual !== void 0 && wanted.includes(actual) : wanted === actual;
 }
-function describe(match) {
+function describe2(match) {
   if ("condition" in match) {
     const where2 = match.each ? ` on every ${match.each} entry` : "";
     const status2 = match.status === void 0 ? "" : `=${[match.status].flat().join("|")}`;
@@ -68221,7 +68252,7 @@ function claimerOf(secret2) {
   const [host, pid] = raw.split(" ");
   return holderOfAnnotations({ "kguard.dev/holder-host": host ?? "", "kguard.dev/holder-pid": pid ?? "" });
 }
-function describe2(holder) {
+function describe3(holder) {
   return `${holder.host} (pid ${holder.pid})`;
 }
 async function claimRecovery(target, self, limits, deps) {
@@ -68233,7 +68264,7 @@ async function claimRecovery(target, self, limits, deps) {
     if (deps.signal?.aborted) throw new Error(`stopped while waiting for run ${target.runId} to be finished`);
     const secret2 = await deps.kubectl.getObject("secrets", target.home, name);
     if (!secret2 || target.uid !== void 0 && secret2.metadata.uid !== target.uid)
-      return { claimed: false, by: lastClaimer ? describe2(lastClaimer) : "another kguard" };
+      return { claimed: false, by: lastClaimer ? describe3(lastClaimer) : "another kguard" };
     const claimer = claimerOf(secret2);
     const now2 = deps.clock.now();
     if (seen.resourceVersion !== secret2.metadata.resourceVersion)
@@ -68249,16 +68280,16 @@ async function claimRecovery(target, self, limits, deps) {
         limits.requestDeadlineMs
       );
       if (written2.ok) return { claimed: true };
-      if (written2.notFound) return { claimed: false, by: lastClaimer ? describe2(lastClaimer) : "another kguard" };
+      if (written2.notFound) return { claimed: false, by: lastClaimer ? describe3(lastClaimer) : "another kguard" };
       if (!written2.conflict)
         throw new Error(`kguard could not claim run ${target.runId}'s journal: ${written2.message}`);
       continue;
     }
-    if (!lastClaimer) deps.onWait?.(describe2(claimer));
+    if (!lastClaimer) deps.onWait?.(describe3(claimer));
     lastClaimer = claimer;
     if (now2 - started > limits.deadlineMs)
       throw new Error(
-        `run ${target.runId} is being finished by another kguard, ${describe2(claimer)}, which did not end within ${Math.round(limits.deadlineMs / 1e3)}s`
+        `run ${target.runId} is being finished by another kguard, ${describe3(claimer)}, which did not end within ${Math.round(limits.deadlineMs / 1e3)}s`
       );
     await deps.clock.sleep(POLL_MS, deps.signal);
   }
@@ -69779,10 +69810,11 @@ async function download(url, limits = DEFAULT_DOWNLOAD_LIMITS, env2 = process.en
   const fail2 = (why) => new InputError(`-f ${url}: could not download the manifests (${why}). Check the URL; nothing was applied.`);
   let response;
   const signal = AbortSignal.timeout(limits.deadlineMs);
+  const late = `no complete answer within ${limits.deadlineMs / 1e3}s`;
   try {
     response = await fetchAsKubectlWould(url, { signal, redirect: "follow" }, env2);
   } catch (error2) {
-    throw fail2(causeOf(error2, limits.deadlineMs));
+    throw fail2(networkCause(error2, late, late));
   }
   if (!response.ok) throw fail2(`HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`);
   const chunks = [];
@@ -69798,7 +69830,7 @@ async function download(url, limits = DEFAULT_DOWNLOAD_LIMITS, env2 = process.en
     }
   } catch (error2) {
     if (error2 instanceof InputError) throw error2;
-    throw fail2(causeOf(error2, limits.deadlineMs));
+    throw fail2(networkCause(error2, late, late));
   }
   return Buffer.concat(chunks);
 }
@@ -69808,30 +69840,12 @@ async function fetchAsKubectlWould(url, init, env2) {
   const dispatcher = new EnvHttpProxyAgent3(proxySettings(env2));
   return await proxiedFetch(url, { ...init, dispatcher });
 }
-function causeOf(error2, deadlineMs) {
-  if (error2 instanceof Error && (error2.name === "TimeoutError" || error2.name === "AbortError")) {
-    return `no complete answer within ${deadlineMs / 1e3}s`;
-  }
-  const cause = error2 instanceof Error ? error2.cause : void 0;
-  const described = describeCause(cause);
-  if (described) return described;
-  const { code, path: path17 } = error2 ?? {};
-  if (typeof code === "string" && typeof path17 === "string" && URL.canParse(path17))
-    return `${code} ${new URL(path17).host}`;
-  return error2 instanceof Error ? error2.message : String(error2);
-}
-function describeCause(cause) {
-  if (!(cause instanceof Error)) return typeof cause === "string" && cause !== "" ? cause : void 0;
-  const code = cause.code;
-  const message = cause.message || (cause instanceof AggregateError ? cause.errors.map(describeCause).filter(Boolean).join("; ") : "");
-  if (typeof code === "string" && message) return message.includes(code) ? message : `${code}: ${message}`;
-  return (typeof code === "string" ? code : message) || describeCause(cause.cause);
-}
 var DEFAULT_DOWNLOAD_LIMITS;
 var init_download = __esm({
   "src/manifests/download.ts"() {
     "use strict";
     init_errors();
+    init_cause();
     init_proxy();
     DEFAULT_DOWNLOAD_LIMITS = { deadlineMs: 3e4, maxBytes: 16 * 1024 * 1024 };
   }
@@ -71739,7 +71753,7 @@ async function understandPlan(plan, options, deps) {
         said2[index].push({
           kind: "phase-deferred",
           phase: part.phase ?? "main",
-          documents: describe3(part),
+          documents: describe4(part),
           dryRun: options.dryRun !== void 0
         });
       }
@@ -71754,7 +71768,7 @@ async function understandPlan(plan, options, deps) {
         said2[plan.parts.indexOf(part)].push({
           kind: "phase-deferred",
           phase: part.phase ?? "main",
-          documents: describe3(part),
+          documents: describe4(part),
           dryRun: options.dryRun !== void 0
         });
   } finally {
@@ -71799,7 +71813,7 @@ async function readLater(part, plan, known, options, deps) {
       if (!(error2 instanceof NotReadableYet)) throw error2;
       if (deps.clock.now() - startedAt >= patienceMs) {
         throw new KubectlError(
-          `kubectl still cannot read ${describe3(part).join(", ")} ${Math.round(patienceMs / 1e3)}s after their CustomResourceDefinitions were Established: ${errorLines(error2.stderr).join("; ")}. Next: check the CRDs (kubectl get crd) and the API server's discovery`
+          `kubectl still cannot read ${describe4(part).join(", ")} ${Math.round(patienceMs / 1e3)}s after their CustomResourceDefinitions were Established: ${errorLines(error2.stderr).join("; ")}. Next: check the CRDs (kubectl get crd) and the API server's discovery`
         );
       }
       await deps.clock.sleep(wait);
@@ -71825,7 +71839,7 @@ function unknownKindsOnly(stderr) {
     )
   );
 }
-function describe3(part) {
+function describe4(part) {
   return part.documents.map(
     (document2) => `${document2.kind ?? "object"}${document2.name ? ` "${document2.name}"` : ""} (${document2.where})`
   );
@@ -73699,7 +73713,7 @@ function registries(options, through = httpClient({
     } catch (error2) {
       return {
         verdict: "unknown",
-        why: `${registry} did not answer (${networkCause2(error2, options.requestTimeoutMs)})`
+        why: `${registry} did not answer (${unanswered(error2, options.requestTimeoutMs)})`
       };
     }
   };
@@ -73737,7 +73751,7 @@ function pinger(send2, requestTimeoutMs) {
         },
         (error2) => ({
           ok: false,
-          why: `it cannot be reached from here (${networkCause2(error2, requestTimeoutMs)})`
+          why: `it cannot be reached from here (${unanswered(error2, requestTimeoutMs)})`
         })
       );
       cache.set(endpoint, known);
@@ -73769,20 +73783,14 @@ function headerOf(answer, name) {
   const value = answer.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
-function networkCause2(error2, deadlineMs) {
-  const named = error2;
-  if (named?.name === "TimeoutError" || named?.code === "UND_ERR_CONNECT_TIMEOUT" || named?.code === "UND_ERR_HEADERS_TIMEOUT")
-    return `no answer within ${Math.round(deadlineMs / 100) / 10} s, the --request-timeout`;
-  const code = named?.code ?? named?.cause?.code;
-  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return `its host name does not resolve: ${code}`;
-  if (code === "ECONNREFUSED") return "connection refused";
-  if (code) return code;
-  return error2 instanceof Error ? error2.message.slice(0, 200) : "unknown error";
+function unanswered(error2, deadlineMs) {
+  return networkCause(error2, `no answer within ${Math.round(deadlineMs / 100) / 10} s, the --request-timeout`);
 }
 var MANIFEST_ACCEPT;
 var init_registry = __esm({
   "src/images/registry.ts"() {
     "use strict";
+    init_cause();
     init_client();
     init_answers();
     init_reference2();

@@ -5,6 +5,7 @@
 // carries none (the schema refuses one) and every message is scrubbed of the secrets.
 import { readFileSync } from 'node:fs';
 import { InputError } from '../errors.js';
+import { networkCause } from '../http/cause.js';
 import { httpClient } from '../http/client.js';
 import { scrub } from '../http/request.js';
 import type { PrometheusProvider, SecretSource } from '../model/analysis.js';
@@ -72,7 +73,10 @@ export async function instantQuery(
     return {
       ok: false,
       badQuery: false,
-      message: scrub(`${provider.address} did not answer (${networkCause(error, provider.timeoutMs)})`, secrets),
+      message: scrub(
+        `${provider.address} did not answer (${networkCause(error, `no answer within ${provider.timeoutMs / 1000}s`)})`,
+        secrets,
+      ),
     };
   }
 }
@@ -127,13 +131,4 @@ function readCa(file: string): string {
       `--analysis: prometheus.tls.caFile ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'}); give a PEM file.`,
     );
   }
-}
-
-/** ECONNREFUSED, a deadline, a TLS refusal: in a few words. */
-export function networkCause(error: unknown, timeoutMs: number): string {
-  if (error instanceof Error && error.name === 'TimeoutError') return `no answer within ${timeoutMs / 1000}s`;
-  if (error instanceof Error && error.name === 'AbortError') return 'stopped: the run was cancelled';
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const message = error instanceof Error ? error.message : String(error);
-  return code && !message.includes(code) ? `${code}: ${message}` : message;
 }

@@ -5,6 +5,7 @@
 // use), each with a deadline (--request-timeout). Each registry is pinged once (`GET /v2/`, distribution-spec "determining
 // support"), so an unreachable one fails once for all its images; tokens are reused per
 // repository and credential.
+import { networkCause } from '../http/cause.js';
 import { httpClient } from '../http/client.js';
 import type { HttpAnswer, HttpClient, Method } from '../http/request.js';
 import {
@@ -98,7 +99,7 @@ export function registries(
     } catch (error) {
       return {
         verdict: 'unknown',
-        why: `${registry} did not answer (${networkCause(error, options.requestTimeoutMs)})`,
+        why: `${registry} did not answer (${unanswered(error, options.requestTimeoutMs)})`,
       };
     }
   };
@@ -154,7 +155,7 @@ function pinger(send: Send, requestTimeoutMs: number): (endpoint: string) => Pro
         },
         (error: unknown): Ping => ({
           ok: false,
-          why: `it cannot be reached from here (${networkCause(error, requestTimeoutMs)})`,
+          why: `it cannot be reached from here (${unanswered(error, requestTimeoutMs)})`,
         }),
       );
       cache.set(endpoint, known);
@@ -191,18 +192,7 @@ function headerOf(answer: HttpAnswer, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** Why a request got no answer, in a few words (the error's code: ENOTFOUND, ECONNREFUSED, a TLS error, the deadline). */
-export function networkCause(error: unknown, deadlineMs: number): string {
-  const named = error as { name?: string; code?: string; cause?: { code?: string; message?: string } };
-  if (
-    named?.name === 'TimeoutError' ||
-    named?.code === 'UND_ERR_CONNECT_TIMEOUT' ||
-    named?.code === 'UND_ERR_HEADERS_TIMEOUT'
-  )
-    return `no answer within ${Math.round(deadlineMs / 100) / 10} s, the --request-timeout`;
-  const code = named?.code ?? named?.cause?.code;
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `its host name does not resolve: ${code}`;
-  if (code === 'ECONNREFUSED') return 'connection refused';
-  if (code) return code;
-  return error instanceof Error ? error.message.slice(0, 200) : 'unknown error';
+/** Why a registry request got no answer (http/cause.ts), its deadline the --request-timeout. */
+function unanswered(error: unknown, deadlineMs: number): string {
+  return networkCause(error, `no answer within ${Math.round(deadlineMs / 100) / 10} s, the --request-timeout`);
 }

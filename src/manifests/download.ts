@@ -1,6 +1,7 @@
 // Manifests from a URL: downloaded once, with a deadline and a size limit, so a slow or endless
 // server cannot hang the run and what kubectl applies is what kguard checked.
 import { InputError } from '../errors.js';
+import { networkCause } from '../http/cause.js';
 import { proxyFor, proxySettings } from '../http/proxy.js';
 
 export interface DownloadLimits {
@@ -19,10 +20,12 @@ export async function download(
     new InputError(`-f ${url}: could not download the manifests (${why}). Check the URL; nothing was applied.`);
   let response: Response;
   const signal = AbortSignal.timeout(limits.deadlineMs);
+  // Its only signal is its deadline: an abort is the deadline too.
+  const late = `no complete answer within ${limits.deadlineMs / 1000}s`;
   try {
     response = await fetchAsKubectlWould(url, { signal, redirect: 'follow' }, env);
   } catch (error) {
-    throw fail(causeOf(error, limits.deadlineMs));
+    throw fail(networkCause(error, late, late));
   }
   if (!response.ok) throw fail(`HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
   const chunks: Uint8Array[] = [];
@@ -38,7 +41,7 @@ export async function download(
     }
   } catch (error) {
     if (error instanceof InputError) throw error;
-    throw fail(causeOf(error, limits.deadlineMs));
+    throw fail(networkCause(error, late, late));
   }
   return Buffer.concat(chunks);
 }
@@ -54,33 +57,4 @@ async function fetchAsKubectlWould(url: string, init: RequestInit, env: NodeJS.P
   const { fetch: proxiedFetch, EnvHttpProxyAgent } = await import('./proxied-fetch.js');
   const dispatcher = new EnvHttpProxyAgent(proxySettings(env));
   return (await proxiedFetch(url, { ...(init as object), dispatcher })) as unknown as Response;
-}
-
-/**
- * fetch() says only "fetch failed"; the reason is on error.cause (undici): an Error with a code
- * (ECONNREFUSED, ENOTFOUND), one with only a message ("bad port"), or an AggregateError whose
- * `errors` hold one failure per address tried.
- */
-export function causeOf(error: unknown, deadlineMs: number): string {
-  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
-    return `no complete answer within ${deadlineMs / 1000}s`;
-  }
-  const cause = error instanceof Error ? error.cause : undefined;
-  const described = describeCause(cause);
-  if (described) return described;
-  // Bun's fetch (the release executables) puts the code on the error itself, the URL as `path`.
-  const { code, path } = (error ?? {}) as { code?: unknown; path?: unknown };
-  if (typeof code === 'string' && typeof path === 'string' && URL.canParse(path))
-    return `${code} ${new URL(path).host}`;
-  return error instanceof Error ? error.message : String(error);
-}
-
-function describeCause(cause: unknown): string | undefined {
-  if (!(cause instanceof Error)) return typeof cause === 'string' && cause !== '' ? cause : undefined;
-  const code = (cause as { code?: unknown }).code;
-  const message =
-    cause.message ||
-    (cause instanceof AggregateError ? cause.errors.map(describeCause).filter(Boolean).join('; ') : '');
-  if (typeof code === 'string' && message) return message.includes(code) ? message : `${code}: ${message}`;
-  return (typeof code === 'string' ? code : message) || describeCause(cause.cause);
 }

@@ -1,41 +1,50 @@
-import { describe, expect, it } from 'vitest';
-import { causeOf } from '../../src/manifests/download.js';
+// A `-f URL` is downloaded once, with a deadline and a size limit (src/manifests/download.ts): what
+// it says when it cannot, against real local servers.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { download } from '../../src/manifests/download.js';
+import { freePort } from '../free-port.js';
 
-function fetchFailed(cause: unknown): Error {
-  return new TypeError('fetch failed', { cause });
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+async function serve(handler: Parameters<typeof createServer>[1]): Promise<string> {
+  const server = createServer(handler);
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/web.yaml`;
 }
 
-describe('causeOf', () => {
-  it('gives the cause behind "fetch failed": code and message, a message alone, or each address tried', () => {
-    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' });
-    expect(causeOf(fetchFailed(refused), 30_000)).toBe('connect ECONNREFUSED 127.0.0.1:9');
-    expect(causeOf(fetchFailed(Object.assign(new Error('getaddrinfo'), { code: 'ENOTFOUND' })), 30_000)).toBe(
-      'ENOTFOUND: getaddrinfo',
+describe('download', () => {
+  it('says which address refused the connection, and that nothing was applied', async () => {
+    const url = `http://127.0.0.1:${await freePort()}/web.yaml`;
+    const failed = download(url, { deadlineMs: 5_000, maxBytes: 1024 }, {});
+    await expect(failed).rejects.toThrow(
+      `-f ${url}: could not download the manifests (connection refused by ${new URL(url).host}). Check the URL; nothing was applied.`,
     );
-    expect(causeOf(fetchFailed(new Error('bad port')), 30_000)).toBe('bad port');
-    const both = new AggregateError(
-      [Object.assign(new Error('connect ECONNREFUSED ::1:9'), { code: 'ECONNREFUSED' }), refused],
-      '',
-    );
-    expect(causeOf(fetchFailed(both), 30_000)).toBe('connect ECONNREFUSED ::1:9; connect ECONNREFUSED 127.0.0.1:9');
   });
 
-  it("names the code and the address of Bun's fetch error (the release executables), which has no cause", () => {
-    const bun = Object.assign(
-      new TypeError('ECONNREFUSED: Unable to connect. Is the computer able to access the url?'),
-      {
-        code: 'ECONNREFUSED',
-        path: 'http://127.0.0.1:9/web.yaml',
-      },
+  it('says its deadline when the server never ends the answer', async () => {
+    const url = await serve((_request, response) => {
+      response.writeHead(200);
+      response.write('kind: ConfigMap\n');
+    });
+    await expect(download(url, { deadlineMs: 300, maxBytes: 1024 }, {})).rejects.toThrow(
+      '(no complete answer within 0.3s)',
     );
-    expect(causeOf(bun, 30_000)).toBe('ECONNREFUSED 127.0.0.1:9');
   });
 
-  it('says a timeout is one', () => {
-    expect(causeOf(new DOMException('timed out', 'TimeoutError'), 30_000)).toBe('no complete answer within 30s');
-  });
-
-  it('falls back to the message when there is no cause', () => {
-    expect(causeOf(new TypeError('fetch failed'), 30_000)).toBe('fetch failed');
+  it('stops reading at its size limit, and returns the bytes of an answer within it', async () => {
+    const url = await serve((_request, response) => response.end('x'.repeat(2048)));
+    await expect(download(url, { deadlineMs: 5_000, maxBytes: 1024 }, {})).rejects.toThrow('(larger than 1024 bytes)');
+    expect(Buffer.from(await download(url, { deadlineMs: 5_000, maxBytes: 4096 }, {})).toString()).toBe(
+      'x'.repeat(2048),
+    );
   });
 });
