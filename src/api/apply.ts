@@ -64,7 +64,6 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
   const learn = (text: string) => {
     for (const value of secretValuesIn(text)) deps.redactor.addValue(value);
   };
-  const learnBytes = (bytes: Uint8Array) => learn(Buffer.from(bytes).toString('utf8'));
   // A --token given on the command line is never printed, in commands kguard prints included.
   for (const value of credentialValues(options.connectionArgs)) deps.redactor.addValue(value);
 
@@ -90,15 +89,15 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
       { trace: deps.traceKubectl ? { now, onCall } : undefined, early: deps.early },
     );
     closeKubectl = () => kubectl.close();
-    // Manifests read here (stdin, URLs, kustomize output) are learnt before kubectl sees them; the
-    // user's files once the size check has let them through (a 50 MB file read whole here cost
-    // twice its size before the check could refuse it, #45).
+    // Every manifest is learnt before kubectl reads it and after the size check let it through: the
+    // user's files, and the private copies of stdin, a URL and kustomize's output alike (a 50 MB
+    // input parsed here before the check could refuse it cost many times its size, #45).
     const inputs: InputDeps = {
-      readStdin: async () => learnt(await deps.readStdin(), learnBytes),
-      kustomize: async (directory) => learnt(await kubectl.kustomize(directory), learn),
-      download: async (url) => learnt(await download(url), learnBytes),
-      learnFiles: async () => {
-        for (const text of await manifestTexts(options.manifests.filenames, options.manifests.recursive)) learn(text);
+      readStdin: deps.readStdin,
+      kustomize: (directory) => kubectl.kustomize(directory),
+      download: (url) => download(url),
+      learnFiles: async (prepared) => {
+        for (const text of await manifestTexts(prepared.filenames, prepared.recursive)) learn(text);
       },
     };
     const runId = makeRunId();
@@ -154,11 +153,6 @@ export async function guardedApply(options: GuardedApplyOptions, deps: GuardedAp
 function kubeconfigOf(connectionArgs: readonly string[]): Record<string, string> {
   const file = connectionArgs.find((arg) => arg.startsWith('--kubeconfig='))?.slice('--kubeconfig='.length);
   return file ? { KUBECONFIG: file } : {};
-}
-
-function learnt<T>(value: T, learn: (value: T) => void): T {
-  learn(value);
-  return value;
 }
 
 /**

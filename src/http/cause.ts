@@ -31,8 +31,12 @@ export function networkCause(error: unknown, deadline: string, stopped = 'stoppe
   if (behind) return behind;
   // Bun's fetch puts the code on the error itself, and the URL as `path`.
   const { code, path } = (error ?? {}) as SocketError;
-  if (typeof code === 'string' && typeof path === 'string' && URL.canParse(path))
-    return `${code} ${new URL(path).host}`;
+  if (typeof code === 'string' && typeof path === 'string' && URL.canParse(path)) {
+    const url = new URL(path);
+    if (code === 'ECONNREFUSED') return `connection refused by ${url.host}`;
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `host name ${url.hostname} does not resolve (${code})`;
+    return `${code} ${url.host}`;
+  }
   return describe(error) ?? 'unknown error';
 }
 

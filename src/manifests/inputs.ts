@@ -16,10 +16,11 @@ export interface InputDeps {
   kustomize(directory: string): Promise<string>;
   download(url: string): Promise<Uint8Array>;
   /**
-   * Reads the user's own manifest files for their Secret values, after refuseOversized let them
-   * through and before kubectl reads them (the caller's redactor learns them).
+   * Reads every file kubectl will read (the user's, and the private copies of stdin, URLs and
+   * kustomize output) for their Secret values, after refuseOversized let them through and before
+   * kubectl reads them (the caller's redactor learns them).
    */
-  learnFiles?(): Promise<void>;
+  learnFiles?(inputs: Pick<PreparedInputs, 'filenames' | 'recursive'>): Promise<void>;
 }
 
 export interface PreparedInputs {

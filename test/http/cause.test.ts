@@ -62,7 +62,7 @@ describe('networkCause', () => {
     expect(networkCause(new TypeError('fetch failed'), LATE)).toBe('fetch failed');
   });
 
-  it("names the code and the address of Bun's fetch error (the release executables), which has no cause", () => {
+  it("reads Bun's fetch error (the release executables), which has no cause: the code, and the URL as path", () => {
     const bun = Object.assign(
       new TypeError('ECONNREFUSED: Unable to connect. Is the computer able to access the url?'),
       {
@@ -70,7 +70,14 @@ describe('networkCause', () => {
         path: 'http://127.0.0.1:9/web.yaml',
       },
     );
-    expect(networkCause(bun, LATE)).toBe('ECONNREFUSED 127.0.0.1:9');
+    expect(networkCause(bun, LATE)).toBe('connection refused by 127.0.0.1:9');
+    const unresolved = Object.assign(new TypeError('Unable to connect'), {
+      code: 'ENOTFOUND',
+      path: 'https://registry.invalid/v2/',
+    });
+    expect(networkCause(unresolved, LATE)).toBe('host name registry.invalid does not resolve (ENOTFOUND)');
+    const reset = Object.assign(new TypeError('socket closed'), { code: 'ECONNRESET', path: 'http://127.0.0.1:9/' });
+    expect(networkCause(reset, LATE)).toBe('ECONNRESET 127.0.0.1:9');
   });
 
   it("says the caller's deadline for a timeout, undici's included, and a cancel as the caller says it", () => {

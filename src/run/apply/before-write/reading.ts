@@ -52,7 +52,7 @@ export async function readTheApply(options: ApplyOptions, deps: Deps, holds: Run
   const inputs = await prepareInputs(options.manifests, deps.inputs);
   holds.inputs = inputs;
   await refuseOversized(inputs);
-  await deps.inputs.learnFiles?.();
+  await deps.inputs.learnFiles?.(inputs);
   const inputsDigest =
     options.history !== 0 && !options.dryRun ? digestOfInputs(inputs).catch(() => undefined) : undefined;
   // The run's target, resolved once and passed on every later call: a context switched while
