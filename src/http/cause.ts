@@ -27,7 +27,7 @@ export function networkCause(error: unknown, deadline: string, stopped = 'stoppe
   if (named?.name === 'TimeoutError' || TIMEOUT_CODES.has(String(named?.code))) return deadline;
   if (named?.name === 'AbortError') return stopped;
   // fetch says only "fetch failed"; the reason is its cause.
-  const behind = error instanceof Error && error.cause !== undefined ? describe(error.cause) : undefined;
+  const behind = error instanceof Error && error.cause !== undefined ? describe(error.cause)?.slice(0, 300) : undefined;
   if (behind) return behind;
   // Bun's fetch puts the code on the error itself, and the URL as `path`.
   const { code, path } = (error ?? {}) as SocketError;
@@ -37,7 +37,8 @@ export function networkCause(error: unknown, deadline: string, stopped = 'stoppe
     if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `host name ${url.hostname} does not resolve (${code})`;
     return `${code} ${url.host}`;
   }
-  return describe(error) ?? 'unknown error';
+  // A socket's message is short; anything else is cut, not quoted whole.
+  return describe(error)?.slice(0, 300) ?? 'unknown error';
 }
 
 function describe(error: unknown): string | undefined {

@@ -60,6 +60,7 @@ describe('networkCause', () => {
     expect(networkCause(tls, LATE)).toBe('UNABLE_TO_VERIFY_LEAF_SIGNATURE: unable to verify the first certificate');
     expect(networkCause(new TypeError('fetch failed', { cause: new Error('bad port') }), LATE)).toBe('bad port');
     expect(networkCause(new TypeError('fetch failed'), LATE)).toBe('fetch failed');
+    expect(networkCause(new Error('y'.repeat(1000)), LATE)).toBe('y'.repeat(300));
   });
 
   it("reads Bun's fetch error (the release executables), which has no cause: the code, and the URL as path", () => {
