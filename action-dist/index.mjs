@@ -21675,12 +21675,16 @@ function networkCause(error2, deadline, stopped = "stopped: the run was cancelle
   const named = error2;
   if (named?.name === "TimeoutError" || TIMEOUT_CODES.has(String(named?.code))) return deadline;
   if (named?.name === "AbortError") return stopped;
-  const behind = error2 instanceof Error && error2.cause !== void 0 ? describe(error2.cause) : void 0;
+  const behind = error2 instanceof Error && error2.cause !== void 0 ? describe(error2.cause)?.slice(0, 300) : void 0;
   if (behind) return behind;
   const { code, path: path17 } = error2 ?? {};
-  if (typeof code === "string" && typeof path17 === "string" && URL.canParse(path17))
-    return `${code} ${new URL(path17).host}`;
-  return describe(error2) ?? "unknown error";
+  if (typeof code === "string" && typeof path17 === "string" && URL.canParse(path17)) {
+    const url = new URL(path17);
+    if (code === "ECONNREFUSED") return `connection refused by ${url.host}`;
+    if (code === "ENOTFOUND" || code === "EAI_AGAIN") return `host name ${url.hostname} does not resolve (${code})`;
+    return `${code} ${url.host}`;
+  }
+  return describe(error2)?.slice(0, 300) ?? "unknown error";
 }
 function describe(error2) {
   if (!(error2 instanceof Error)) return typeof error2 === "string" && error2 !== "" ? error2 : void 0;
@@ -74386,7 +74390,7 @@ async function readTheApply(options, deps, holds) {
   const inputs = await prepareInputs(options.manifests, deps.inputs);
   holds.inputs = inputs;
   await refuseOversized(inputs);
-  await deps.inputs.learnFiles?.();
+  await deps.inputs.learnFiles?.(inputs);
   const inputsDigest = options.history !== 0 && !options.dryRun ? digestOfInputs(inputs).catch(() => void 0) : void 0;
   const target = await deps.kubectl.pinTarget();
   if (target) deps.reporter.emit({ kind: "target", ...target });
@@ -74672,7 +74676,6 @@ async function guardedApply(options, deps) {
   const learn = (text2) => {
     for (const value of secretValuesIn(text2)) deps.redactor.addValue(value);
   };
-  const learnBytes = (bytes3) => learn(Buffer.from(bytes3).toString("utf8"));
   for (const value of credentialValues(options.connectionArgs)) deps.redactor.addValue(value);
   const recorder = new RunRecorder(deps.reporter, deps.redactor);
   deps.onRecorder?.(recorder);
@@ -74697,11 +74700,11 @@ async function guardedApply(options, deps) {
     );
     closeKubectl = () => kubectl.close();
     const inputs = {
-      readStdin: async () => learnt(await deps.readStdin(), learnBytes),
-      kustomize: async (directory) => learnt(await kubectl.kustomize(directory), learn),
-      download: async (url) => learnt(await download(url), learnBytes),
-      learnFiles: async () => {
-        for (const text2 of await manifestTexts(options.manifests.filenames, options.manifests.recursive)) learn(text2);
+      readStdin: deps.readStdin,
+      kustomize: (directory) => kubectl.kustomize(directory),
+      download: (url) => download(url),
+      learnFiles: async (prepared) => {
+        for (const text2 of await manifestTexts(prepared.filenames, prepared.recursive)) learn(text2);
       }
     };
     const runId = makeRunId();
@@ -74751,10 +74754,6 @@ async function guardedApply(options, deps) {
 function kubeconfigOf(connectionArgs) {
   const file = connectionArgs.find((arg) => arg.startsWith("--kubeconfig="))?.slice("--kubeconfig=".length);
   return file ? { KUBECONFIG: file } : {};
-}
-function learnt(value, learn) {
-  learn(value);
-  return value;
 }
 function readDeadlineMs(options) {
   return Math.min(6e4, Math.max(5e3, Math.min(options.timeoutMs, options.rollbackTimeoutMs)));
