@@ -83,6 +83,16 @@ interface Row {
 
 const SECTIONS = ['healthy', 'noop', 'missing', 'scale'];
 
+/** `apply -n NAMESPACE -f FILE` and more: kubectl's words, and kguard's. */
+const applyArgs = (namespace: string, file: string, extra: readonly string[]) => [
+  'apply',
+  '-n',
+  namespace,
+  '-f',
+  file,
+  ...extra,
+];
+
 export async function realBench(options: RealOptions): Promise<void> {
   const began = performance.now();
   const sections = options.only ?? SECTIONS;
@@ -155,16 +165,7 @@ class Bench {
       return {
         name: `${name}${extra.length > 0 ? ` ${extra.join(' ')}` : ''}`,
         namespace,
-        argv: (version) => [
-          ...(node ? [node] : []),
-          binary,
-          'apply',
-          '-n',
-          namespace,
-          '-f',
-          files.manifests[version]!,
-          ...extra,
-        ],
+        argv: (version) => [...(node ? [node] : []), binary, ...applyArgs(namespace, files.manifests[version]!, extra)],
         exitCode,
         // kguard applies with kubectl: the objects kubectl creates are those kguard's own first run would.
         setUpArgv: [
@@ -321,12 +322,7 @@ class Bench {
     const files = await writeApp(this.dir, `many-${size}`, [manyObjects(size, 0), manyObjects(size, 1)]);
     const kubectl = (namespace: string, extra: string[]) => (version: number) => [
       'kubectl',
-      'apply',
-      '-n',
-      namespace,
-      '-f',
-      files.manifests[version]!,
-      ...extra,
+      ...applyArgs(namespace, files.manifests[version]!, extra),
     ];
     const prefix = `many${size}`;
     // The floor with kguard's guarantee "every changed workload verified rolled out": kubectl's own
