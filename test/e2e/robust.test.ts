@@ -284,6 +284,18 @@ data:
     expect(result.stderr).toMatch(/^::error title=kguard::/m);
     expect(writes().slice(setupWrites)).toEqual([]);
   });
+  it('redacts the Secret values of manifests piped on stdin, learnt from the copy kubectl reads', async () => {
+    const secret = (password: string) =>
+      `apiVersion: v1\nkind: Secret\nmetadata:\n  name: piped\nstringData:\n  password: '${password}'\n`;
+    const first = await env.write('piped-1.yaml', secret('old-Piped-1'));
+    expect((await kubectl(env.cluster, ['apply', '-f', first])).exitCode).toBe(0);
+    env.cluster.faults.failNext(500, 50, /^PATCH [^?]*\/secrets\/piped\?.*dryRun=All/);
+    const result = await env.kguard(['apply', '-f', '-'], { input: secret('Piped-Sekr3t-42') });
+    expect(result.exitCode, result.output).toBe(2);
+    expect(result.output).toContain('[redacted]');
+    for (const leaked of ['Piped-Sekr3t-42', Buffer.from('Piped-Sekr3t-42').toString('base64')])
+      expect(result.output).not.toContain(leaked);
+  });
 });
 
 describe('bullet 8: a JSON report and an ::error annotation on every failing path', () => {
