@@ -57,14 +57,13 @@ describe('a real registry with Basic authentication (docker-registry, htpasswd)'
 });
 
 describe('an unreachable registry: cannot know, quickly', () => {
-  it('a refused connection answers at once', async () => {
-    const client = registries(OPTIONS);
-    const started = Date.now();
+  it('a refused connection answers with the refusal, not at the deadline', async () => {
+    // A deadline longer than the test may take: an answer at all means it did not wait for it.
+    const client = registries({ ...OPTIONS, requestTimeoutMs: 600_000 });
     const port = await freePort();
     const answer = await client.ask(image(`127.0.0.1:${port}`, 'team/app', 'v1'), []);
     expect(answer).toMatchObject({ verdict: 'unknown' });
     expect(JSON.stringify(answer)).toContain(`cannot be reached from here (connection refused by 127.0.0.1:${port})`);
-    expect(Date.now() - started).toBeLessThan(1_000);
     await client.close();
   });
 
