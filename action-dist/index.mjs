@@ -21678,13 +21678,13 @@ function networkCause(error2, deadline, stopped = "stopped: the run was cancelle
   const behind = error2 instanceof Error && error2.cause !== void 0 ? describe(error2.cause)?.slice(0, 300) : void 0;
   if (behind) return behind;
   const { code, path: path17 } = error2 ?? {};
-  if (typeof code === "string" && typeof path17 === "string" && URL.canParse(path17)) {
-    const url = new URL(path17);
-    if (code === "ECONNREFUSED") return `connection refused by ${url.host}`;
-    if (code === "ENOTFOUND" || code === "EAI_AGAIN") return `host name ${url.hostname} does not resolve (${code})`;
-    return `${code} ${url.host}`;
-  }
+  if (typeof code === "string" && typeof path17 === "string" && URL.canParse(path17))
+    return inPlainWords(code, `${code} ${new URL(path17).host}`);
   return describe(error2)?.slice(0, 300) ?? "unknown error";
+}
+function inPlainWords(code, socketWords2) {
+  const plain2 = Object.hasOwn(PLAIN_WORDS, code) ? PLAIN_WORDS[code] : void 0;
+  return plain2 ? `${plain2}: ${socketWords2}` : socketWords2;
 }
 function describe(error2) {
   if (!(error2 instanceof Error)) return typeof error2 === "string" && error2 !== "" ? error2 : void 0;
@@ -21693,19 +21693,30 @@ function describe(error2) {
     if (each.length > 0) return each.join("; ");
   }
   const { code, address, port, hostname: hostname3 } = error2;
-  if (code === "ECONNREFUSED")
-    return typeof address === "string" ? `connection refused by ${address}${port ? `:${port}` : ""}` : "connection refused";
-  if (code === "ENOTFOUND" || code === "EAI_AGAIN")
-    return `${typeof hostname3 === "string" ? `host name ${hostname3}` : "its host name"} does not resolve (${code})`;
   const message = error2.message;
-  if (typeof code === "string" && message) return message.includes(code) ? message : `${code}: ${message}`;
-  return (typeof code === "string" ? code : message) || describe(error2.cause);
+  if (typeof code !== "string") return message || describe(error2.cause);
+  return inPlainWords(code, socketWords(code, message, address, port, hostname3));
 }
-var TIMEOUT_CODES;
+function socketWords(code, message, address, port, hostname3) {
+  if (message.includes(code)) return message;
+  const where2 = typeof address === "string" ? `${address}${port ? `:${port}` : ""}` : hostname3;
+  if (typeof where2 === "string" && where2 !== "") return `${code} ${where2}${message ? ` (${message})` : ""}`;
+  return message ? `${code}: ${message}` : code;
+}
+var TIMEOUT_CODES, PLAIN_WORDS;
 var init_cause = __esm({
   "src/http/cause.ts"() {
     "use strict";
     TIMEOUT_CODES = /* @__PURE__ */ new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
+    PLAIN_WORDS = {
+      ECONNREFUSED: "connection refused",
+      ECONNRESET: "connection reset",
+      ENOTFOUND: "host name does not resolve",
+      EAI_AGAIN: "host name does not resolve",
+      ETIMEDOUT: "connection timed out",
+      EHOSTUNREACH: "host unreachable",
+      ENETUNREACH: "network unreachable"
+    };
   }
 });
 

@@ -19,8 +19,8 @@ interface SocketError {
 /**
  * `error` in a few words: `deadline` when the request ran out of time (the caller says whose
  * deadline it was), `stopped` when it was aborted (a client whose only signal is its deadline
- * says the deadline again), else the socket's own failure: refused (and by which address), a host
- * name that does not resolve, or its code and message.
+ * says the deadline again), else the socket's failure in plain words and then its own (refused,
+ * and by which address; a host name that does not resolve, and which), or its code and message.
  */
 export function networkCause(error: unknown, deadline: string, stopped = 'stopped: the run was cancelled'): string {
   const named = error as { name?: unknown; code?: unknown } | undefined;
@@ -31,14 +31,27 @@ export function networkCause(error: unknown, deadline: string, stopped = 'stoppe
   if (behind) return behind;
   // Bun's fetch puts the code on the error itself, and the URL as `path`.
   const { code, path } = (error ?? {}) as SocketError;
-  if (typeof code === 'string' && typeof path === 'string' && URL.canParse(path)) {
-    const url = new URL(path);
-    if (code === 'ECONNREFUSED') return `connection refused by ${url.host}`;
-    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `host name ${url.hostname} does not resolve (${code})`;
-    return `${code} ${url.host}`;
-  }
+  if (typeof code === 'string' && typeof path === 'string' && URL.canParse(path))
+    return inPlainWords(code, `${code} ${new URL(path).host}`);
   // A socket's message is short; anything else is cut, not quoted whole.
   return describe(error)?.slice(0, 300) ?? 'unknown error';
+}
+
+/** What a socket error's code means, said before the socket's own words. */
+const PLAIN_WORDS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host name does not resolve',
+  EAI_AGAIN: 'host name does not resolve',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+};
+
+/** "connection refused: connect ECONNREFUSED 127.0.0.1:9": the meaning, then the socket's words (its code and address). */
+function inPlainWords(code: string, socketWords: string): string {
+  const plain = Object.hasOwn(PLAIN_WORDS, code) ? PLAIN_WORDS[code] : undefined;
+  return plain ? `${plain}: ${socketWords}` : socketWords;
 }
 
 function describe(error: unknown): string | undefined {
@@ -49,13 +62,16 @@ function describe(error: unknown): string | undefined {
     if (each.length > 0) return each.join('; ');
   }
   const { code, address, port, hostname } = error as SocketError;
-  if (code === 'ECONNREFUSED')
-    return typeof address === 'string'
-      ? `connection refused by ${address}${port ? `:${port}` : ''}`
-      : 'connection refused';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
-    return `${typeof hostname === 'string' ? `host name ${hostname}` : 'its host name'} does not resolve (${code})`;
   const message = error.message;
-  if (typeof code === 'string' && message) return message.includes(code) ? message : `${code}: ${message}`;
-  return (typeof code === 'string' ? code : message) || describe(error.cause);
+  if (typeof code !== 'string') return message || describe(error.cause);
+  // Node's own words name the code and where ("connect ECONNREFUSED 127.0.0.1:9", "getaddrinfo
+  // ENOTFOUND registry.example"); words without the code get it, and the address when known.
+  return inPlainWords(code, socketWords(code, message, address, port, hostname));
+}
+
+function socketWords(code: string, message: string, address: unknown, port: unknown, hostname: unknown): string {
+  if (message.includes(code)) return message;
+  const where = typeof address === 'string' ? `${address}${port ? `:${port}` : ''}` : hostname;
+  if (typeof where === 'string' && where !== '') return `${code} ${where}${message ? ` (${message})` : ''}`;
+  return message ? `${code}: ${message}` : code;
 }

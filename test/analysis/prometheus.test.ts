@@ -105,7 +105,7 @@ describe('prometheusClient', () => {
     await refused.close();
     expect(answer).toMatchObject({
       ok: false,
-      message: 'http://127.0.0.1:9 did not answer (connection refused by 127.0.0.1:9)',
+      message: 'http://127.0.0.1:9 did not answer (connection refused: connect ECONNREFUSED 127.0.0.1:9)',
     });
   });
 

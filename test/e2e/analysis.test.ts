@@ -181,7 +181,7 @@ describe.concurrent('kguard apply --analysis (against a real Prometheus)', () =>
         const run = await running.done;
         expect(run.exitCode, run.output).toBe(4);
         expect(run.output).toMatch(
-          /analysis inconclusive: metric error-ratio: `sum\(rate\(app_requests_total.*` could not be judged \(Prometheus: http:\/\/127\.0\.0\.1:\d+ did not answer \(connection refused by 127\.0\.0\.1:\d+\)\)/,
+          /analysis inconclusive: metric error-ratio: `sum\(rate\(app_requests_total.*` could not be judged \(Prometheus: http:\/\/127\.0\.0\.1:\d+ did not answer \(connection refused: connect ECONNREFUSED 127\.0\.0\.1:\d+\)\)/,
         );
         expect(run.output).toMatch(/kguard rollback /);
         expect(sandboxed.imageOf('web')).toBe('nginx:1.26');

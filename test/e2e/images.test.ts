@@ -165,7 +165,9 @@ describe("the registry is asked before the apply, with the pods' pull credential
     const result = await run(sandboxed, deployment(image));
     expect(result.exitCode, result.output).toBe(0);
     expect(result.output).toContain(`image "${image}" not checked: registry 127.0.0.1:`);
-    expect(result.output).toMatch(/cannot be reached from here \(connection refused by 127\.0\.0\.1:\d+\)/);
+    expect(result.output).toMatch(
+      /cannot be reached from here \(connection refused: connect ECONNREFUSED 127\.0\.0\.1:\d+\)/,
+    );
     expect(sandboxed.imageOf('web')).toBe(image);
   });
 

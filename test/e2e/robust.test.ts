@@ -381,7 +381,7 @@ describe('bullet 10: smaller defects', () => {
     const port = await closedPort();
     const result = await run(['apply', '-f', `http://127.0.0.1:${port}/web.yaml`]);
     expect(result.exitCode, result.output).toBe(1);
-    expect(result.stderr).toContain(`(connection refused by 127.0.0.1:${port})`);
+    expect(result.stderr).toContain(`(connection refused: connect ECONNREFUSED 127.0.0.1:${port})`);
   });
 
   it('strips the klog header from a kustomize error', async () => {

@@ -20,11 +20,11 @@ async function fetchError(url: string): Promise<unknown> {
 }
 
 describe('networkCause', () => {
-  it('says the same of a refused connection from Node http and from fetch, with the address', async () => {
+  it('says the same of a refused connection from Node http and from fetch: plain words, then the code and address', async () => {
     const port = await freePort();
     const fromHttp = networkCause(await httpError(`http://127.0.0.1:${port}/`), LATE);
     const fromFetch = networkCause(await fetchError(`http://127.0.0.1:${port}/`), LATE);
-    expect(fromHttp).toBe(`connection refused by 127.0.0.1:${port}`);
+    expect(fromHttp).toBe(`connection refused: connect ECONNREFUSED 127.0.0.1:${port}`);
     expect(fromFetch).toBe(fromHttp);
   });
 
@@ -35,13 +35,11 @@ describe('networkCause', () => {
       syscall: 'getaddrinfo',
       hostname: 'registry.invalid',
     });
-    expect(networkCause(lookup, LATE)).toBe('host name registry.invalid does not resolve (ENOTFOUND)');
-    expect(networkCause(new TypeError('fetch failed', { cause: lookup }), LATE)).toBe(
-      'host name registry.invalid does not resolve (ENOTFOUND)',
-    );
-    expect(networkCause(Object.assign(new Error('try again'), { code: 'EAI_AGAIN' }), LATE)).toBe(
-      'its host name does not resolve (EAI_AGAIN)',
-    );
+    const said = 'host name does not resolve: getaddrinfo ENOTFOUND registry.invalid';
+    expect(networkCause(lookup, LATE)).toBe(said);
+    expect(networkCause(new TypeError('fetch failed', { cause: lookup }), LATE)).toBe(said);
+    const again = Object.assign(new Error('try again'), { code: 'EAI_AGAIN', hostname: 'registry.invalid' });
+    expect(networkCause(again, LATE)).toBe('host name does not resolve: EAI_AGAIN registry.invalid (try again)');
   });
 
   it('gives each address tried once (an AggregateError behind "fetch failed")', () => {
@@ -49,7 +47,7 @@ describe('networkCause', () => {
       Object.assign(new Error(`connect ECONNREFUSED ${address}:9`), { code: 'ECONNREFUSED', address, port: 9 });
     const both = new AggregateError([refused('::1'), refused('127.0.0.1'), refused('127.0.0.1')], '');
     expect(networkCause(new TypeError('fetch failed', { cause: both }), LATE)).toBe(
-      'connection refused by ::1:9; connection refused by 127.0.0.1:9',
+      'connection refused: connect ECONNREFUSED ::1:9; connection refused: connect ECONNREFUSED 127.0.0.1:9',
     );
   });
 
@@ -71,14 +69,19 @@ describe('networkCause', () => {
         path: 'http://127.0.0.1:9/web.yaml',
       },
     );
-    expect(networkCause(bun, LATE)).toBe('connection refused by 127.0.0.1:9');
+    expect(networkCause(bun, LATE)).toBe('connection refused: ECONNREFUSED 127.0.0.1:9');
     const unresolved = Object.assign(new TypeError('Unable to connect'), {
       code: 'ENOTFOUND',
       path: 'https://registry.invalid/v2/',
     });
-    expect(networkCause(unresolved, LATE)).toBe('host name registry.invalid does not resolve (ENOTFOUND)');
+    expect(networkCause(unresolved, LATE)).toBe('host name does not resolve: ENOTFOUND registry.invalid');
     const reset = Object.assign(new TypeError('socket closed'), { code: 'ECONNRESET', path: 'http://127.0.0.1:9/' });
-    expect(networkCause(reset, LATE)).toBe('ECONNRESET 127.0.0.1:9');
+    expect(networkCause(reset, LATE)).toBe('connection reset: ECONNRESET 127.0.0.1:9');
+    const tlsInBun = Object.assign(new TypeError('self signed'), {
+      code: 'DEPTH_ZERO_SELF_SIGNED_CERT',
+      path: 'https://r.example/v2/',
+    });
+    expect(networkCause(tlsInBun, LATE)).toBe('DEPTH_ZERO_SELF_SIGNED_CERT r.example');
   });
 
   it("says the caller's deadline for a timeout, undici's included, and a cancel as the caller says it", () => {

@@ -63,7 +63,9 @@ describe('an unreachable registry: cannot know, quickly', () => {
     const port = await freePort();
     const answer = await client.ask(image(`127.0.0.1:${port}`, 'team/app', 'v1'), []);
     expect(answer).toMatchObject({ verdict: 'unknown' });
-    expect(JSON.stringify(answer)).toContain(`cannot be reached from here (connection refused by 127.0.0.1:${port})`);
+    expect(JSON.stringify(answer)).toContain(
+      `cannot be reached from here (connection refused: connect ECONNREFUSED 127.0.0.1:${port})`,
+    );
     await client.close();
   });
 

@@ -26,7 +26,7 @@ describe('download', () => {
     const url = `http://127.0.0.1:${await freePort()}/web.yaml`;
     const failed = download(url, { deadlineMs: 5_000, maxBytes: 1024 }, {});
     await expect(failed).rejects.toThrow(
-      `-f ${url}: could not download the manifests (connection refused by ${new URL(url).host}). Check the URL; nothing was applied.`,
+      `-f ${url}: could not download the manifests (connection refused: connect ECONNREFUSED ${new URL(url).host}). Check the URL; nothing was applied.`,
     );
   });
 
