@@ -21675,12 +21675,15 @@ function networkCause(error2, deadline, stopped = "stopped: the run was cancelle
   const named = error2;
   if (named?.name === "TimeoutError" || TIMEOUT_CODES.has(String(named?.code))) return deadline;
   if (named?.name === "AbortError") return stopped;
-  const behind = error2 instanceof Error && error2.cause !== void 0 ? describe(error2.cause)?.slice(0, 300) : void 0;
+  return (socketFailure(error2) ?? "unknown error").slice(0, 300);
+}
+function socketFailure(error2) {
+  const behind = error2 instanceof Error && error2.cause !== void 0 ? describe(error2.cause) : void 0;
   if (behind) return behind;
   const { code, path: path17 } = error2 ?? {};
   if (typeof code === "string" && typeof path17 === "string" && URL.canParse(path17))
     return inPlainWords(code, `${code} ${new URL(path17).host}`);
-  return describe(error2)?.slice(0, 300) ?? "unknown error";
+  return describe(error2);
 }
 function inPlainWords(code, socketWords2) {
   const plain2 = Object.hasOwn(PLAIN_WORDS, code) ? PLAIN_WORDS[code] : void 0;

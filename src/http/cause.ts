@@ -26,15 +26,19 @@ export function networkCause(error: unknown, deadline: string, stopped = 'stoppe
   const named = error as { name?: unknown; code?: unknown } | undefined;
   if (named?.name === 'TimeoutError' || TIMEOUT_CODES.has(String(named?.code))) return deadline;
   if (named?.name === 'AbortError') return stopped;
+  // A socket's words are short; anything else is cut, not quoted whole.
+  return (socketFailure(error) ?? 'unknown error').slice(0, 300);
+}
+
+function socketFailure(error: unknown): string | undefined {
   // fetch says only "fetch failed"; the reason is its cause.
-  const behind = error instanceof Error && error.cause !== undefined ? describe(error.cause)?.slice(0, 300) : undefined;
+  const behind = error instanceof Error && error.cause !== undefined ? describe(error.cause) : undefined;
   if (behind) return behind;
   // Bun's fetch puts the code on the error itself, and the URL as `path`.
   const { code, path } = (error ?? {}) as SocketError;
   if (typeof code === 'string' && typeof path === 'string' && URL.canParse(path))
     return inPlainWords(code, `${code} ${new URL(path).host}`);
-  // A socket's message is short; anything else is cut, not quoted whole.
-  return describe(error)?.slice(0, 300) ?? 'unknown error';
+  return describe(error);
 }
 
 /** What a socket error's code means, said before the socket's own words. */
